@@ -1,0 +1,50 @@
+"""fitproof: will this open LLM run on this accelerator, how fast, at what cost, and why.
+
+Every number comes from formulas and figures in YAML packs, with a derivation down to the
+pack line it came from::
+
+    import fitproof
+
+    registry = fitproof.load_registry()
+    result = fitproof.estimate("qwen3.5-35b-a3b", "arc-pro-b60", registry=registry)
+    result.value("total_gib")              # 21.28
+    print(result.derivation("total_gib"))  # formula, values, sources
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from os import PathLike
+
+from .derivation import Derivation
+from .errors import EvaluationError, FitproofError, InputError, PackError, Problem, UnknownIdError
+from .estimate import Estimate, Quantity, Verdict
+from .hookspecs import hookimpl
+from .registry import Registry, load_registry
+from .scenario import Scenario, resolve_scenario
+from .specs import HardwareSpec, ModelSpec, Provider
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Derivation", "Estimate", "EvaluationError", "FitproofError", "HardwareSpec", "InputError",
+    "ModelSpec", "PackError", "Problem", "Provider", "Quantity", "Registry", "Scenario",
+    "UnknownIdError", "Verdict", "estimate", "hookimpl", "load_registry", "resolve_scenario",
+]
+
+
+def estimate(model: str | None = None, hardware: str | None = None, *,
+             quant: str | None = None, kv: str | None = None, engine: str | None = None,
+             registry: Registry | None = None,
+             pack_dirs: Iterable[str | PathLike] = (), **inputs: float) -> Estimate:
+    """Evaluate one scenario.
+
+    ``model`` and ``hardware`` are ids or aliases ("RTX 3090"); anything left out comes
+    from the default scenario pack. Numeric inputs (``context``, ``batch``, ``gpus``,
+    ``offload``, ``prompt``, …) are keyword arguments. Raises :class:`InputError` for
+    unknown names or out-of-range inputs and :class:`PackError` for invalid packs.
+    """
+    registry = registry or load_registry(pack_dirs)
+    scenario = resolve_scenario(registry, model=model, hardware=hardware, quant=quant, kv=kv,
+                                engine=engine, inputs=inputs)
+    return Estimate(registry, scenario)

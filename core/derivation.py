@@ -1,0 +1,168 @@
+"""Derivations: why a number has the value it has, down to the pack lines it came from."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import attrs
+
+from .evaluator import Evaluation
+from .formula_parser import Formula, Ref, walk
+from .numbers import format_number
+
+
+@attrs.frozen
+class Derivation:
+    """One step of an explanation.
+
+    ``kind`` is ``formula`` (a pack formula), ``value`` (a figure in a pack), ``input`` (a
+    scenario input) or ``selection`` (a candidate picked by a selection rule). For formulas,
+    ``written`` is the formula as its author wrote it and ``substituted`` the same text
+    with every name replaced by its value; ``inputs`` are the derivations of those names.
+    """
+
+    name: str
+    value: float | None
+    unit: str
+    location: str
+    kind: str
+    description: str = ""
+    written: str | None = None
+    substituted: str | None = None
+    inputs: tuple["Derivation", ...] = ()
+    sources: tuple[str, ...] = ()
+    note: str | None = None
+    approximate: bool = False
+    missing: str | None = None
+    replaced: tuple[str, ...] = ()
+    formula: Formula | None = attrs.field(default=None, eq=False, repr=False)
+
+    @property
+    def known(self) -> bool:
+        return self.value is not None
+
+    def symbolic(self) -> str | None:
+        """The formula as a sympy expression, printed (imports sympy)."""
+        if self.formula is None:
+            return None
+        from .symbolic import to_text
+
+        return to_text(self.formula)
+
+    def latex(self) -> str | None:
+        """The formula in LaTeX (imports sympy)."""
+        if self.formula is None:
+            return None
+        from .symbolic import to_latex
+
+        return to_latex(self.formula)
+
+    def walk(self, depth: int = 0) -> Iterator[tuple[int, "Derivation"]]:
+        """Yield ``(depth, derivation)`` for this step and every step below it."""
+        yield depth, self
+        for child in self.inputs:
+            yield from child.walk(depth + 1)
+
+
+def _value(number: float) -> float | None:
+    return None if math.isnan(number) or math.isinf(number) else number
+
+
+def ordered_refs(formula: Formula) -> list[Ref]:
+    """References in the order they appear in the text."""
+    return sorted((n for n in walk(formula.tree) if isinstance(n, Ref)), key=lambda r: r.start)
+
+
+def substitute(formula: Formula, values: dict[str, float]) -> str:
+    """``formula.text`` with each name replaced by its value."""
+    text, pieces, position = formula.text, [], 0
+    for ref in ordered_refs(formula):
+        pieces.append(text[position:ref.start])
+        pieces.append(format_number(values.get(ref.name)))
+        position = ref.end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+class DerivationBuilder:
+    """Builds derivations for one row of an :class:`Evaluation`, sharing repeated steps."""
+
+    def __init__(self, evaluation: Evaluation, row: int = 0):
+        self.evaluation = evaluation
+        self.graph = evaluation.graph
+        self.row = row
+        self._cache: dict[str, Derivation] = {}
+
+    def derive(self, name: str) -> Derivation:
+        """The derivation of formula, input, pack value or ``selection.field`` ``name``."""
+        if name not in self._cache:
+            self._cache[name] = self._build(name)
+        return self._cache[name]
+
+    def _build(self, name: str) -> Derivation:
+        graph, row = self.graph, self.evaluation.rows[self.row]
+        value = self.evaluation.scalar(name, self.row)
+        if name in graph.formulas:
+            node = graph.formulas[name]
+            refs = list(dict.fromkeys(r.name for r in ordered_refs(node.formula)))
+            inputs = tuple(self.derive(r) for r in refs)
+            values = {r: self.evaluation.scalar(r, self.row) for r in refs}
+            missing = None
+            if _value(value) is None:
+                unknown = [d for d in inputs if not d.known]
+                missing = ("needs " + ", ".join(f"{d.name} ({d.missing or 'unknown'})"
+                                                for d in unknown)) if unknown else \
+                    "not computable for these inputs (division by zero or out of range)"
+            definition = node.definition
+            return Derivation(
+                name, _value(value), definition.unit, node.location, "formula",
+                definition.description, node.formula.text,
+                substitute(node.formula, values), inputs, definition.source, None,
+                definition.approximate, missing, node.replaced, node.formula)
+        selection = graph.selection_of(name)
+        if selection is not None:
+            return self._selection(name, selection, value)
+        leaf = row.leaf(name)
+        if leaf is None:
+            raise KeyError(name)
+        node = graph.inputs.get(name)
+        kind = "input" if node is not None else "value"
+        description = node.definition.description if node is not None else ""
+        missing = None
+        if _value(value) is None:
+            missing = leaf.location.replace(" (not given)", "") + " gives no value"
+        return Derivation(name, _value(value), leaf.unit, leaf.location, kind, description,
+                          sources=leaf.sources, note=leaf.note, approximate=leaf.approximate,
+                          missing=missing)
+
+    def _selection(self, name: str, selection: str, value: float) -> Derivation:
+        node = self.graph.selections[selection]
+        result = self.evaluation.select(selection)
+        field = name.partition(".")[2]
+        choice = result.choice(self.row)
+        total = len(result.candidates)
+        qualifying = int(result.qualifying[self.row])
+        rule = (f"smallest {node.definition.minimize} among {node.definition.candidates} "
+                f"where {node.where.text}")
+        if choice is None:
+            return Derivation(name, None, "", node.location, "selection",
+                              node.definition.description, rule,
+                              missing=f"no candidate of {total} meets {node.where.text}")
+        leaf = None
+        for namespace, entity in choice.entities.items():
+            from .evaluator import entity_values
+
+            values = entity_values(entity)
+            if field in values:
+                leaf = values[field]
+                break
+        inputs = ()
+        if leaf is not None:
+            inputs = (Derivation(leaf.name, _value(leaf.value), leaf.unit, leaf.location, "value",
+                                 sources=leaf.sources, note=leaf.note,
+                                 approximate=leaf.approximate),)
+        return Derivation(
+            name, _value(value), leaf.unit if leaf else "", node.location, "selection",
+            f"{node.definition.description}: {choice.label}", rule,
+            f"{choice.label} ({qualifying} of {total} candidates qualify)", inputs)

@@ -1,0 +1,66 @@
+"""Errors fitproof reports to people: each one says what is wrong and where."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import attrs
+
+
+@attrs.frozen
+class Problem:
+    """One thing wrong with a pack or an input, located as precisely as we can.
+
+    Rendered as ``file:line: field: message``; parts that are unknown are left out.
+    """
+
+    message: str
+    file: str | None = None
+    line: int | None = None
+    field: str | None = None
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file:
+            where = self.file + (f":{self.line}" if self.line else "") + ": "
+        field = f"{self.field}: " if self.field else ""
+        return f"{where}{field}{self.message}"
+
+
+class FitproofError(Exception):
+    """Base class of every error fitproof raises on purpose."""
+
+    exit_code = 1
+
+
+class PackError(FitproofError):
+    """One or more packs are invalid. Carries every problem found, not only the first."""
+
+    exit_code = 1
+
+    def __init__(self, problems: Iterable[Problem]):
+        self.problems = sorted(
+            problems, key=lambda p: (p.file or "", p.line or 0, p.field or "", p.message)
+        )
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class InputError(FitproofError):
+    """A value given by the user (on the command line or through the API) is not acceptable."""
+
+    exit_code = 2
+
+
+class UnknownIdError(InputError):
+    """A name given by the user matches no pack; suggests the closest ids."""
+
+    def __init__(self, kind: str, name: str, suggestions: list[str]):
+        self.kind, self.name, self.suggestions = kind, name, suggestions
+        hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+        super().__init__(f"unknown {kind} {name!r}{hint}")
+
+
+class EvaluationError(FitproofError):
+    """A formula could not be evaluated for the scenario (e.g. a division by zero)."""
+
+    exit_code = 1

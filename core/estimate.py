@@ -1,0 +1,107 @@
+"""One scenario in, every quantity with its derivation out."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import attrs
+
+from .derivation import Derivation, DerivationBuilder
+from .errors import InputError
+from .evaluator import Evaluation
+from .registry import Registry
+from .scenario import Scenario, scenario_row
+
+
+@attrs.frozen
+class Quantity:
+    """A computed value (``None`` when it cannot be computed for this scenario)."""
+
+    name: str
+    value: float | None
+    unit: str
+    source: str
+    description: str
+    precision: int | None = None
+    display: str = "number"
+    approximate: bool = False
+
+
+@attrs.frozen
+class Verdict:
+    id: str
+    label: str
+    source: str
+
+
+class Estimate:
+    """The result of evaluating one scenario: quantities, verdict and derivations."""
+
+    def __init__(self, registry: Registry, scenario: Scenario):
+        self.registry = registry
+        self.scenario = scenario
+        self.evaluation = Evaluation(registry.graph, [scenario_row(registry, scenario)],
+                                     registry.candidates())
+        self._derivations: DerivationBuilder | None = None
+        graph = registry.graph
+        self.quantities: dict[str, Quantity] = {}
+        for name, node in graph.formulas.items():
+            value = self.evaluation.scalar(name)
+            definition = node.definition
+            self.quantities[name] = Quantity(
+                name, value if math.isfinite(value) else None, definition.unit, node.location,
+                definition.description, definition.precision, definition.display,
+                definition.approximate)
+        index = int(self.evaluation.verdict_index()[0])
+        self.verdict: Verdict | None = None
+        if index >= 0:
+            rule = graph.verdicts[index]
+            self.verdict = Verdict(rule.rule.id, rule.rule.label, rule.location)
+
+    def value(self, name: str) -> float | None:
+        """Value of quantity ``name``."""
+        return self.quantities[name].value
+
+    def derivation(self, name: str) -> Derivation:
+        """How ``name`` (a formula, input, pack value or selection field) was computed."""
+        if self._derivations is None:
+            self._derivations = DerivationBuilder(self.evaluation)
+        try:
+            return self._derivations.derive(name)
+        except KeyError:
+            import difflib
+
+            names = list(self.registry.graph.formulas) + list(self.registry.graph.inputs)
+            close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise InputError(f"unknown quantity {name!r}{hint}") from None
+
+    def selections(self) -> dict[str, dict[str, Any]]:
+        """What each selection picked for this scenario."""
+        result = {}
+        for name, node in self.registry.graph.selections.items():
+            picked = self.evaluation.select(name)
+            choice = picked.choice(0)
+            result[name] = {
+                "id": choice.id if choice else None,
+                "label": choice.label if choice else None,
+                "qualifying": int(picked.qualifying[0]),
+                "candidates": len(picked.candidates),
+                "source": node.location,
+            }
+        return result
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract of ``fitproof estimate --json`` (see DESIGN.md)."""
+        return {
+            "scenario": self.scenario.to_dict(),
+            "quantities": {
+                name: {"value": q.value, "unit": q.unit, "source": q.source}
+                for name, q in self.quantities.items()
+            },
+            "verdict": ({"id": self.verdict.id, "label": self.verdict.label,
+                         "source": self.verdict.source} if self.verdict else
+                        {"id": None, "label": "Unknown (missing figures)", "source": None}),
+            "selections": self.selections(),
+        }

@@ -1,0 +1,222 @@
+"""Evaluate the formula graph for one scenario or for many at once.
+
+Values are numpy arrays with one element per scenario row, so a table over every
+accelerator is a single pass through the graph. A selection (e.g. the cheapest cloud
+offer that holds the model) evaluates its condition for every row × every candidate by
+broadcasting, then picks per row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import attrs
+import numpy as np
+
+from .graph import CANDIDATE_NAMESPACES, FormulaGraph
+from .namespaces import NAMESPACES, Entity, FieldValue, namespace_fields
+
+
+@attrs.frozen
+class ScenarioRow:
+    """What one scenario binds: a pack entity per namespace and a value per input."""
+
+    entities: Mapping[str, Entity]
+    inputs: Mapping[str, FieldValue]
+
+    def leaf(self, name: str) -> FieldValue | None:
+        """The pack value or input behind ``name``, if it is one."""
+        if name in self.inputs:
+            return self.inputs[name]
+        namespace, _, field = name.partition(".")
+        entity = self.entities.get(namespace)
+        if entity is not None and field:
+            return entity_values(entity).get(field)
+        return None
+
+
+@attrs.frozen
+class Candidate:
+    """One thing a selection can pick: an offer (with its hardware) or a hardware spec."""
+
+    id: str
+    label: str
+    entities: Mapping[str, Entity]
+    inputs: Mapping[str, FieldValue] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class SelectionResult:
+    """Per row: index of the chosen candidate (or -1) and how many candidates qualified."""
+
+    candidates: tuple[Candidate, ...]
+    chosen: np.ndarray
+    qualifying: np.ndarray
+
+    def choice(self, row: int = 0) -> Candidate | None:
+        index = int(self.chosen[row])
+        return self.candidates[index] if index >= 0 else None
+
+
+_VALUES_CACHE: dict[int, tuple[Entity, dict[str, FieldValue]]] = {}
+
+
+def entity_values(entity: Entity) -> dict[str, FieldValue]:
+    """``entity.values()``, computed once per entity object."""
+    cached = _VALUES_CACHE.get(id(entity))
+    if cached is None or cached[0] is not entity:
+        cached = (entity, entity.values())
+        _VALUES_CACHE[id(entity)] = cached
+    return cached[1]
+
+
+def _column(values: Sequence[float]) -> np.ndarray:
+    return np.asarray(values, dtype=float)
+
+
+class Evaluation:
+    """Lazily computes formulas, selections and verdicts for a batch of scenario rows."""
+
+    def __init__(self, graph: FormulaGraph, rows: Sequence[ScenarioRow],
+                 candidates: Mapping[str, Sequence[Candidate]]):
+        self.graph = graph
+        self.rows = tuple(rows)
+        self.candidates = candidates
+        self.values: dict[str, np.ndarray] = {}
+        self.selections: dict[str, SelectionResult] = {}
+        self._parent: Evaluation | None = None
+        self._rebound: tuple[str, ...] = ()
+        self._bind_rows()
+
+    def _bind_rows(self) -> None:
+        for name in self.graph.inputs:
+            self.values[name] = _column([row.inputs[name].value for row in self.rows])
+        for namespace in NAMESPACES:
+            present = [row.entities.get(namespace) for row in self.rows]
+            for field in namespace_fields(namespace):
+                self.values[f"{namespace}.{field}"] = _column(
+                    [entity_values(e)[field].value if e is not None else np.nan for e in present])
+
+    # -- public ---------------------------------------------------------------------------
+    def get(self, name: str) -> np.ndarray:
+        """Value of a formula, input, pack value or ``selection.field`` (one per row)."""
+        if name in self.values:
+            return self.values[name]
+        if name in self.graph.formulas:
+            return self._formula(name)
+        selection = self.graph.selection_of(name)
+        if selection is not None:
+            self.select(selection)
+            return self.values[name]
+        raise KeyError(name)
+
+    def scalar(self, name: str, row: int = 0) -> float:
+        """Value of ``name`` for one row as a Python float (NaN when unknown)."""
+        value = np.asarray(self.get(name), dtype=float)
+        return float(np.broadcast_to(value, (len(self.rows),))[row])
+
+    def select(self, name: str) -> SelectionResult:
+        """Evaluate selection ``name`` for every row (cached)."""
+        if name in self.selections:
+            return self.selections[name]
+        node = self.graph.selections[name]
+        candidates = tuple(self.candidates.get(node.definition.candidates, ()))
+        rows = len(self.rows)
+        exposed = CANDIDATE_NAMESPACES[node.definition.candidates]
+        if candidates:
+            child = _CandidateEvaluation(self, candidates, exposed)
+            where = np.broadcast_to(node.where_compiled(child.env()), (rows, len(candidates)))
+            key = np.broadcast_to(node.minimize_compiled(child.env()), (rows, len(candidates)))
+            ok = (where == 1) & np.isfinite(key)
+            index = np.argmin(np.where(ok, key, np.inf), axis=1)
+            found = ok[np.arange(rows), index]
+            chosen = np.where(found, index, -1)
+            qualifying = ok.sum(axis=1)
+        else:
+            chosen = np.full(rows, -1)
+            qualifying = np.zeros(rows, dtype=int)
+        result = SelectionResult(candidates, chosen, qualifying)
+        self.selections[name] = result
+        for namespace in reversed(exposed):
+            for field in namespace_fields(namespace):
+                column = _column([entity_values(c.entities[namespace])[field].value
+                                  for c in candidates]) if candidates else _column([])
+                picked = column[np.maximum(chosen, 0)] if candidates else np.full(rows, np.nan)
+                self.values[f"{name}.{field}"] = np.where(chosen >= 0, picked, np.nan)
+        return result
+
+    def verdict_index(self) -> np.ndarray:
+        """Per row, the index of the first verdict rule that holds (-1 when undecidable)."""
+        rows = len(self.rows)
+        decided = np.full(rows, -1)
+        open_rows = np.ones(rows, dtype=bool)
+        for index, node in enumerate(self.graph.verdicts):
+            for ref in node.when.refs:
+                self.get(ref)
+            truth = np.broadcast_to(node.compiled(self.values), (rows,))
+            hit = open_rows & (truth == 1)
+            decided[hit] = index
+            open_rows &= ~hit & ~np.isnan(truth)
+        return decided
+
+    # -- internals ------------------------------------------------------------------------
+    def _formula(self, name: str) -> np.ndarray:
+        node = self.graph.formulas[name]
+        for ref in node.formula.refs:
+            self.get(ref)
+        value = node.compiled(self.values)
+        value = np.broadcast_to(np.asarray(value, dtype=float), (len(self.rows),)).copy()
+        self.values[name] = value
+        return value
+
+
+class _CandidateEvaluation:
+    """The graph seen from inside a selection: rows × candidates, candidate names rebound."""
+
+    def __init__(self, parent: Evaluation, candidates: Sequence[Candidate],
+                 namespaces: tuple[str, ...]):
+        self.parent = parent
+        self.graph = parent.graph
+        self.prefixes = tuple(f"{ns}." for ns in namespaces)
+        overridden = {name for c in candidates for name in c.inputs}
+        self.rebound = self.prefixes + tuple(sorted(overridden))
+        self.values: dict[str, np.ndarray] = {}
+        for namespace in namespaces:
+            for field in namespace_fields(namespace):
+                self.values[f"{namespace}.{field}"] = _column(
+                    [entity_values(c.entities[namespace])[field].value for c in candidates])[None, :]
+        for name in overridden:
+            self.values[name] = _column([c.inputs[name].value if name in c.inputs
+                                         else float(parent.scalar(name)) for c in candidates])[None, :]
+
+    def env(self) -> "_CandidateEnv":
+        return _CandidateEnv(self)
+
+    def get(self, name: str) -> np.ndarray:
+        if name in self.values:
+            return self.values[name]
+        if name in self.graph.formulas and self.graph.depends_on(name, self.rebound):
+            node = self.graph.formulas[name]
+            env = self.env()
+            for ref in node.formula.refs:
+                self.get(ref)
+            value = np.asarray(node.compiled(env), dtype=float)
+            self.values[name] = value
+            return value
+        return np.asarray(self.parent.get(name), dtype=float)[:, None]
+
+
+class _CandidateEnv(Mapping):
+    """Mapping view handed to compiled formulas inside a selection."""
+
+    def __init__(self, evaluation: _CandidateEvaluation):
+        self._evaluation = evaluation
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._evaluation.get(name)
+
+    def __iter__(self):
+        return iter(self._evaluation.values)
+
+    def __len__(self) -> int:
+        return len(self._evaluation.values)

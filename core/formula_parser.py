@@ -1,0 +1,292 @@
+"""The formula language: a whitelisting parser from text to a small expression tree.
+
+Formula text comes from packs, which are untrusted. It is parsed with :func:`ast.parse`
+(which only parses; nothing is executed) and every node is checked against a whitelist:
+numbers, names, one-level namespaced names (``model.hidden_size``), arithmetic,
+comparisons, ``and``/``or``/``not``, ``a if cond else b`` and the functions in
+:data:`FUNCTIONS`. Anything else — attribute chains, dunders, calls outside the list,
+lambdas, comprehensions, f-strings, subscripts, walrus, strings — is rejected with the
+column where it stands. The tree is then turned into numpy closures (``compiled.py``)
+or sympy expressions (``symbolic.py``); pack text never reaches eval, exec or sympify.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Union
+
+import attrs
+
+MAX_FORMULA_CHARS = 2000
+MAX_DEPTH = 60
+MAX_LITERAL = 1e24
+MAX_ROUND_DIGITS = 12
+
+# name: (minimum arguments, maximum arguments or None for any number)
+FUNCTIONS: dict[str, tuple[int, int | None]] = {
+    "min": (2, None),
+    "max": (2, None),
+    "floor": (1, 1),
+    "ceiling": (1, 1),
+    "round": (1, 2),
+    "log": (1, 2),
+    "sqrt": (1, 1),
+    "abs": (1, 1),
+    "coalesce": (2, None),
+}
+_CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False}
+
+_BINARY = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/",
+    ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
+}
+_UNARY = {ast.USub: "-", ast.UAdd: "+", ast.Not: "not"}
+_COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+_BOOL = {ast.And: "and", ast.Or: "or"}
+
+_FRIENDLY = {
+    "Lambda": "lambda expressions", "ListComp": "comprehensions", "SetComp": "comprehensions",
+    "DictComp": "comprehensions", "GeneratorExp": "comprehensions",
+    "JoinedStr": "f-strings", "FormattedValue": "f-strings", "NamedExpr": "assignment (:=)",
+    "Subscript": "indexing ([…])", "Starred": "star arguments", "Tuple": "tuples",
+    "List": "lists", "Dict": "dicts", "Set": "sets", "Await": "await", "Yield": "yield",
+    "YieldFrom": "yield", "Slice": "slices", "MatMult": "the @ operator",
+    "BitAnd": "bitwise operators", "BitOr": "bitwise operators", "BitXor": "bitwise operators",
+    "LShift": "bitwise operators", "RShift": "bitwise operators", "Invert": "bitwise operators",
+    "Is": "'is'", "IsNot": "'is not'", "In": "'in'", "NotIn": "'not in'",
+}
+
+
+class FormulaSyntaxError(ValueError):
+    """Formula text that the language does not accept; ``column`` is 1-based."""
+
+    def __init__(self, message: str, column: int | None = None):
+        self.column = column
+        where = f" (column {column})" if column else ""
+        super().__init__(message + where)
+        self.detail = message
+
+
+@attrs.frozen
+class Num:
+    value: float
+
+
+@attrs.frozen
+class Ref:
+    """A name: a formula, a scenario input, or ``namespace.field``."""
+
+    name: str
+    start: int
+    end: int
+
+
+@attrs.frozen
+class Unary:
+    op: str
+    operand: "Node"
+
+
+@attrs.frozen
+class Binary:
+    op: str
+    left: "Node"
+    right: "Node"
+
+
+@attrs.frozen
+class Compare:
+    ops: tuple[str, ...]
+    operands: tuple["Node", ...]
+
+
+@attrs.frozen
+class BoolOp:
+    op: str
+    values: tuple["Node", ...]
+
+
+@attrs.frozen
+class Cond:
+    test: "Node"
+    body: "Node"
+    orelse: "Node"
+
+
+@attrs.frozen
+class Call:
+    func: str
+    args: tuple["Node", ...]
+
+
+Node = Union[Num, Ref, Unary, Binary, Compare, BoolOp, Cond, Call]
+
+
+@attrs.frozen
+class Formula:
+    """A parsed formula: its text (normalised to one line), tree and the names it uses."""
+
+    text: str
+    tree: Node
+    refs: frozenset[str]
+
+
+def normalise(text: str) -> str:
+    """Collapse the line breaks a YAML block scalar may leave into single spaces."""
+    return " ".join(text.split())
+
+
+def parse_formula(text: str) -> Formula:
+    """Parse formula ``text``; raise :class:`FormulaSyntaxError` if it is not allowed."""
+    if not isinstance(text, str):
+        raise FormulaSyntaxError("a formula must be text")
+    if len(text) > MAX_FORMULA_CHARS:
+        raise FormulaSyntaxError(f"formula is {len(text)} characters long; "
+                                 f"the limit is {MAX_FORMULA_CHARS}")
+    for index, char in enumerate(text):
+        if not char.isascii():
+            raise FormulaSyntaxError(f"character {char!r} (U+{ord(char):04X}) is not allowed; "
+                                     "formulas are plain ASCII", index + 1)
+    text = normalise(text)
+    if not text:
+        raise FormulaSyntaxError("formula is empty")
+    try:
+        module = ast.parse(text, mode="eval")
+    except SyntaxError as exc:
+        raise FormulaSyntaxError(f"not a valid expression: {exc.msg}", exc.offset) from None
+    except (ValueError, MemoryError, RecursionError):
+        raise FormulaSyntaxError("expression is too complex to parse") from None
+    refs: set[str] = set()
+    tree = _Converter(refs).convert(module.body, 0)
+    return Formula(text=text, tree=tree, refs=frozenset(refs))
+
+
+class _Converter:
+    def __init__(self, refs: set[str]):
+        self.refs = refs
+
+    def _reject(self, node: ast.AST, what: str | None = None) -> FormulaSyntaxError:
+        name = type(node).__name__
+        what = what or f"{_FRIENDLY.get(name, name)} {'are' if _FRIENDLY.get(name, '').endswith('s') else 'is'} not allowed in formulas"
+        return FormulaSyntaxError(what, getattr(node, "col_offset", -1) + 1 or None)
+
+    def convert(self, node: ast.AST, depth: int) -> Node:
+        if depth > MAX_DEPTH:
+            raise FormulaSyntaxError(f"expression is nested more than {MAX_DEPTH} levels deep")
+        d = depth + 1
+        if isinstance(node, ast.Constant):
+            value = node.value
+            if isinstance(value, bool):
+                return Num(1.0 if value else 0.0)
+            if isinstance(value, (int, float)) and not isinstance(value, complex):
+                if abs(value) > MAX_LITERAL:
+                    raise FormulaSyntaxError(f"number {value:.3g} is larger than "
+                                             f"{MAX_LITERAL:.0e}", node.col_offset + 1)
+                return Num(float(value))
+            kind = "text" if isinstance(value, (str, bytes)) else type(value).__name__
+            raise FormulaSyntaxError(f"{kind} constants are not allowed in formulas",
+                                     node.col_offset + 1)
+        if isinstance(node, ast.Name):
+            if node.id in _CONSTANT_NAMES:
+                return Num(1.0 if _CONSTANT_NAMES[node.id] else 0.0)
+            self._check_name(node.id, node)
+            return self._ref(node.id, node)
+        if isinstance(node, ast.Attribute):
+            if not isinstance(node.value, ast.Name):
+                raise FormulaSyntaxError("only one level of namespace is allowed "
+                                         "(namespace.field)", node.col_offset + 1)
+            self._check_name(node.value.id, node)
+            self._check_name(node.attr, node)
+            return self._ref(f"{node.value.id}.{node.attr}", node)
+        if isinstance(node, ast.BinOp):
+            op = _BINARY.get(type(node.op))
+            if op is None:
+                raise self._reject(node.op if hasattr(node.op, "col_offset") else node,
+                                   f"{_FRIENDLY.get(type(node.op).__name__, 'this operator')} "
+                                   "are not allowed in formulas")
+            return Binary(op, self.convert(node.left, d), self.convert(node.right, d))
+        if isinstance(node, ast.UnaryOp):
+            op = _UNARY.get(type(node.op))
+            if op is None:
+                raise FormulaSyntaxError("bitwise operators are not allowed in formulas",
+                                         node.col_offset + 1)
+            return Unary(op, self.convert(node.operand, d))
+        if isinstance(node, ast.BoolOp):
+            return BoolOp(_BOOL[type(node.op)], tuple(self.convert(v, d) for v in node.values))
+        if isinstance(node, ast.Compare):
+            ops = []
+            for op in node.ops:
+                if type(op) not in _COMPARE:
+                    raise FormulaSyntaxError(f"{_FRIENDLY.get(type(op).__name__, 'this comparison')}"
+                                             " is not allowed in formulas", node.col_offset + 1)
+                ops.append(_COMPARE[type(op)])
+            operands = (node.left, *node.comparators)
+            return Compare(tuple(ops), tuple(self.convert(o, d) for o in operands))
+        if isinstance(node, ast.IfExp):
+            return Cond(self.convert(node.test, d), self.convert(node.body, d),
+                        self.convert(node.orelse, d))
+        if isinstance(node, ast.Call):
+            return self._call(node, d)
+        raise self._reject(node)
+
+    def _call(self, node: ast.Call, depth: int) -> Call:
+        if not isinstance(node.func, ast.Name):
+            raise FormulaSyntaxError("only the built-in functions "
+                                     f"{', '.join(FUNCTIONS)} can be called", node.col_offset + 1)
+        name = "ceiling" if node.func.id == "ceil" else node.func.id
+        if name not in FUNCTIONS:
+            raise FormulaSyntaxError(f"unknown function {node.func.id!r}; formulas may call "
+                                     f"{', '.join(FUNCTIONS)}", node.col_offset + 1)
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise FormulaSyntaxError(f"{name}() takes plain positional arguments",
+                                     node.col_offset + 1)
+        low, high = FUNCTIONS[name]
+        count = len(node.args)
+        if count < low or (high is not None and count > high):
+            expected = f"{low}" if low == high else (f"at least {low}" if high is None
+                                                     else f"{low} to {high}")
+            raise FormulaSyntaxError(f"{name}() takes {expected} arguments, got {count}",
+                                     node.col_offset + 1)
+        args = tuple(self.convert(a, depth) for a in node.args)
+        if name == "round" and count == 2:
+            digits = args[1]
+            if not (isinstance(digits, Num) and digits.value == int(digits.value)
+                    and 0 <= digits.value <= MAX_ROUND_DIGITS):
+                raise FormulaSyntaxError(f"round(x, n) needs n to be a whole number from 0 to "
+                                         f"{MAX_ROUND_DIGITS}", node.col_offset + 1)
+        return Call(name, args)
+
+    def _check_name(self, name: str, node: ast.AST) -> None:
+        if name.startswith("_"):
+            raise FormulaSyntaxError(f"names starting with '_' ({name!r}) are not allowed",
+                                     node.col_offset + 1)
+        if name in FUNCTIONS:
+            raise FormulaSyntaxError(f"{name!r} is a function; call it as {name}(...)",
+                                     node.col_offset + 1)
+
+    def _ref(self, name: str, node: ast.AST) -> Ref:
+        self.refs.add(name)
+        return Ref(name, node.col_offset, node.end_col_offset)
+
+
+def walk(node: Node):
+    """Yield ``node`` and all nodes below it."""
+    yield node
+    if isinstance(node, Unary):
+        yield from walk(node.operand)
+    elif isinstance(node, Binary):
+        yield from walk(node.left)
+        yield from walk(node.right)
+    elif isinstance(node, (Compare,)):
+        for child in node.operands:
+            yield from walk(child)
+    elif isinstance(node, (BoolOp,)):
+        for child in node.values:
+            yield from walk(child)
+    elif isinstance(node, Call):
+        for child in node.args:
+            yield from walk(child)
+    elif isinstance(node, Cond):
+        yield from walk(node.test)
+        yield from walk(node.body)
+        yield from walk(node.orelse)

@@ -1,0 +1,286 @@
+"""The formula graph: every formula, selection and verdict rule of every pack, linked by name.
+
+Built once per registry. Load-time checks live here: unknown names (with a suggestion),
+cycles (naming the cycle and the files), and conflicting definitions (naming both files,
+unless the later one says ``override: true``).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+
+import attrs
+
+from .compiled import Compiled, compile_tree
+from .errors import Problem
+from .formula_parser import Formula, FormulaSyntaxError, parse_formula
+from .namespaces import NAMESPACES, namespace_fields
+from .specs import (FormulaDef, FormulaPack, InputDef, InputPack, SelectionDef, SelectionPack,
+                    VerdictPack, VerdictRule)
+
+# What a selection over each collection exposes as <selection>.<field>.
+CANDIDATE_NAMESPACES: dict[str, tuple[str, ...]] = {
+    "offers": ("offer", "hardware"),
+    "hardware": ("hardware",),
+}
+
+
+@attrs.frozen
+class FormulaNode:
+    """A formula as the graph holds it: parsed, compiled and located."""
+
+    name: str
+    formula: Formula
+    definition: FormulaDef
+    location: str
+    compiled: Compiled = attrs.field(eq=False, repr=False)
+    replaced: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class SelectionNode:
+    name: str
+    definition: SelectionDef
+    where: Formula
+    minimize: Formula
+    location: str
+    where_compiled: Compiled = attrs.field(eq=False, repr=False)
+    minimize_compiled: Compiled = attrs.field(eq=False, repr=False)
+
+    @property
+    def refs(self) -> frozenset[str]:
+        return self.where.refs | self.minimize.refs
+
+
+@attrs.frozen
+class VerdictNode:
+    rule: VerdictRule
+    when: Formula
+    location: str
+    compiled: Compiled = attrs.field(eq=False, repr=False)
+
+
+@attrs.frozen
+class InputNode:
+    name: str
+    definition: InputDef
+    location: str
+
+
+@attrs.frozen
+class FormulaGraph:
+    """All named quantities and how they depend on each other."""
+
+    formulas: Mapping[str, FormulaNode]
+    selections: Mapping[str, SelectionNode]
+    verdicts: tuple[VerdictNode, ...]
+    inputs: Mapping[str, InputNode]
+
+    def selection_of(self, name: str) -> str | None:
+        """The selection a ``selection.field`` name reads from, if any."""
+        head, _, _ = name.partition(".")
+        return head if head in self.selections and "." in name else None
+
+    def dependencies(self, name: str) -> frozenset[str]:
+        """Direct references of a formula or selection."""
+        if name in self.formulas:
+            return self.formulas[name].formula.refs
+        if name in self.selections:
+            return self.selections[name].refs
+        selection = self.selection_of(name)
+        return frozenset({selection}) if selection else frozenset()
+
+    def depends_on(self, name: str, prefixes: tuple[str, ...], _seen=None) -> bool:
+        """True when ``name`` reads (transitively) a name starting with one of ``prefixes``."""
+        seen = set() if _seen is None else _seen
+        if name in seen:
+            return False
+        seen.add(name)
+        if name.startswith(prefixes) or name in prefixes:
+            return True
+        return any(self.depends_on(d, prefixes, seen) for d in self.dependencies(name))
+
+
+def known_field_names() -> dict[str, str]:
+    """Every ``namespace.field`` a formula may read, with its unit."""
+    return {f"{ns}.{field}": unit for ns in NAMESPACES for field, unit in namespace_fields(ns).items()}
+
+
+def selection_fields(selection: SelectionDef) -> dict[str, str]:
+    """Field → unit a selection exposes (the fields of its candidates' namespaces)."""
+    fields: dict[str, str] = {}
+    for namespace in CANDIDATE_NAMESPACES[selection.candidates]:
+        for field, unit in namespace_fields(namespace).items():
+            fields.setdefault(field, unit)
+    return fields
+
+
+def build_graph(formula_packs: Iterable[FormulaPack], selection_packs: Iterable[SelectionPack],
+                verdict_packs: Iterable[VerdictPack], input_packs: Iterable[InputPack],
+                ) -> tuple[FormulaGraph, list[Problem]]:
+    """Link every pack's definitions into one graph; return it with the problems found.
+
+    Packs are given in load order (built-in first); a later definition of the same name
+    is a conflict unless it declares ``override: true``.
+    """
+    problems: list[Problem] = []
+    inputs: dict[str, InputNode] = {}
+    for pack in input_packs:
+        for name, definition in pack.inputs.items():
+            location = pack.pack.at("inputs", name)
+            if name in inputs:
+                problems.append(_located(location, f"inputs.{name}",
+                                         f"input {name!r} is already defined at {inputs[name].location}"))
+                continue
+            inputs[name] = InputNode(name, definition, location)
+
+    formulas: dict[str, FormulaNode] = {}
+    for pack in formula_packs:
+        for name, definition in pack.formulas.items():
+            location = pack.pack.at("formulas", name)
+            field = f"formulas.{name}"
+            formula = _parse(definition.expr, pack.pack.at("formulas", name, "expr"),
+                             f"{field}.expr", problems)
+            if formula is None:
+                continue
+            replaced: tuple[str, ...] = ()
+            if name in formulas:
+                if not definition.override:
+                    problems.append(_located(
+                        location, field, f"formula {name!r} is already defined at "
+                        f"{formulas[name].location}; add 'override: true' to replace it"))
+                    continue
+                previous = formulas[name]
+                replaced = previous.replaced + (previous.location,)
+            elif definition.override:
+                problems.append(_located(location, f"{field}.override",
+                                         f"override: true, but no other pack defines {name!r}"))
+            formulas[name] = FormulaNode(name, formula, definition, location,
+                                         compile_tree(formula.tree), replaced)
+
+    selections: dict[str, SelectionNode] = {}
+    for pack in selection_packs:
+        for name, definition in pack.selections.items():
+            location = pack.pack.at("selections", name)
+            field = f"selections.{name}"
+            where = _parse(definition.where, pack.pack.at("selections", name, "where"),
+                           f"{field}.where", problems)
+            minimize = _parse(definition.minimize, pack.pack.at("selections", name, "minimize"),
+                              f"{field}.minimize", problems)
+            if where is None or minimize is None:
+                continue
+            if name in selections and not definition.override:
+                problems.append(_located(
+                    location, field, f"selection {name!r} is already defined at "
+                    f"{selections[name].location}; add 'override: true' to replace it"))
+                continue
+            selections[name] = SelectionNode(name, definition, where, minimize, location,
+                                             compile_tree(where.tree), compile_tree(minimize.tree))
+
+    verdicts: list[VerdictNode] = []
+    verdict_location = ""
+    for pack in verdict_packs:
+        if verdicts and not pack.override:
+            problems.append(_located(pack.pack.at("rules"), "rules",
+                                     f"verdict rules are already defined at {verdict_location}; "
+                                     "add 'override: true' to replace them"))
+            continue
+        verdict_location = pack.pack.at("rules")
+        nodes = []
+        for index, rule in enumerate(pack.rules):
+            when = _parse(rule.when, pack.pack.at("rules", index, "when"),
+                          f"rules.{index}.when", problems)
+            if when is not None:
+                nodes.append(VerdictNode(rule, when, pack.pack.at("rules", index),
+                                         compile_tree(when.tree)))
+        if nodes and nodes[-1].when.refs:
+            problems.append(_located(nodes[-1].location, f"rules.{len(nodes) - 1}.when",
+                                     "the last verdict rule must be 'when: true' so that "
+                                     "every scenario gets a verdict"))
+        verdicts = nodes
+
+    graph = FormulaGraph(formulas, selections, tuple(verdicts), inputs)
+    problems.extend(_check_names(graph))
+    problems.extend(_check_cycles(graph))
+    return graph, problems
+
+
+def _located(location: str, field: str, message: str) -> Problem:
+    file, _, line = location.rpartition(":")
+    return Problem(message, file, int(line) if line.isdigit() else None, field)
+
+
+def _parse(text: str, location: str, field: str, problems: list[Problem]) -> Formula | None:
+    try:
+        return parse_formula(text)
+    except FormulaSyntaxError as exc:
+        problems.append(_located(location, field, f"formula rejected: {exc}"))
+        return None
+
+
+def _check_names(graph: FormulaGraph) -> list[Problem]:
+    problems = []
+    fields = known_field_names()
+    reserved = set(NAMESPACES) | set(graph.selections)
+    for name, node in list(graph.formulas.items()) + list(graph.inputs.items()):
+        if name in reserved:
+            problems.append(_located(node.location, name, f"{name!r} is a namespace and cannot "
+                                     "be the name of a formula or input"))
+    for name in graph.formulas:
+        if name in graph.inputs:
+            problems.append(_located(graph.formulas[name].location, name,
+                                     f"{name!r} is also a scenario input ({graph.inputs[name].location})"))
+    known = set(graph.formulas) | set(graph.inputs) | set(fields)
+    for selection_name, selection in graph.selections.items():
+        known |= {f"{selection_name}.{f}" for f in selection_fields(selection.definition)}
+
+    def check(refs: Iterable[str], location: str, field: str) -> None:
+        for ref in sorted(refs):
+            if ref not in known:
+                close = difflib.get_close_matches(ref, sorted(known), n=3, cutoff=0.6)
+                hint = f"; did you mean {', '.join(close)}?" if close else ""
+                problems.append(_located(location, field, f"unknown name {ref!r}{hint}"))
+
+    for name, node in graph.formulas.items():
+        check(node.formula.refs, node.location, f"formulas.{name}.expr")
+    for name, node in graph.selections.items():
+        check(node.refs, node.location, f"selections.{name}")
+    for node in graph.verdicts:
+        check(node.when.refs, node.location, f"rules.{node.rule.id}.when")
+    return problems
+
+
+def _check_cycles(graph: FormulaGraph) -> list[Problem]:
+    """Report each cycle once, naming every step and where it is defined."""
+    state: dict[str, int] = {}
+    problems: list[Problem] = []
+    stack: list[str] = []
+
+    def location(name: str) -> str:
+        if name in graph.formulas:
+            return graph.formulas[name].location
+        return graph.selections[name].location
+
+    def visit(name: str) -> None:
+        state[name] = 1
+        stack.append(name)
+        for dep in sorted(graph.dependencies(name)):
+            target = graph.selection_of(dep) or dep
+            if target not in graph.formulas and target not in graph.selections:
+                continue
+            if state.get(target) == 1:
+                cycle = stack[stack.index(target):] + [target]
+                steps = " → ".join(cycle)
+                places = ", ".join(f"{n} ({location(n)})" for n in dict.fromkeys(cycle))
+                problems.append(_located(location(target), target,
+                                         f"formulas form a cycle: {steps}; defined at {places}"))
+            elif target not in state:
+                visit(target)
+        stack.pop()
+        state[name] = 2
+
+    for name in sorted(set(graph.formulas) | set(graph.selections)):
+        if name not in state:
+            visit(name)
+    return problems

@@ -1,0 +1,37 @@
+"""The plugin contract: hooks a fitproof plugin may implement.
+
+A plugin is a module (or object) with functions marked ``@fitproof.hookimpl``, made known
+to fitproof through an entry point in the ``fitproof`` group::
+
+    [project.entry-points.fitproof]
+    my_packs = "my_package.fitproof_plugin"
+
+The built-in packs are registered through the same hook (see ``fitproof.builtin``).
+Every hook is documented in docs/plugin-hooks.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+import pluggy
+
+PROJECT = "fitproof"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+PackRegistrar = Callable[[Path | Traversable], None]
+
+
+@hookspec
+def register_packs(register: PackRegistrar) -> None:
+    """Register folders of YAML packs.
+
+    Call ``register(folder)`` once for each folder (a :class:`pathlib.Path`, or an
+    :class:`importlib.resources.abc.Traversable` such as
+    ``importlib.resources.files("my_package") / "packs"`` to ship packs inside a wheel).
+    Folders are searched recursively for ``*.yaml`` files; a single ``.yaml`` file may be
+    registered too. Every implementation is called; return values are ignored.
+    """

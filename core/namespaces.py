@@ -1,0 +1,93 @@
+"""Which pack values formulas can read, under which namespace, in which unit.
+
+A formula reads ``model.hidden_size``, ``hardware.memory_gb``, ``quant.bpw_body``,
+``kv.bytes_per_element``, ``engine.*`` and, inside a selection over offers,
+``offer.hourly_usd``. The fields of each namespace are the schema properties that carry
+an ``x-unit`` annotation, so the schema is the one place a new field is declared.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+import attrs
+
+from .specs import Figure, PackFile
+from .validation import load_schema
+
+# namespace → (pack kind whose schema declares the fields, path to the object schema)
+NAMESPACES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "model": ("model", ()),
+    "hardware": ("hardware", ()),
+    "quant": ("quantization", ("formats", "*")),
+    "kv": ("kv_cache", ("types", "*")),
+    "engine": ("engine", ()),
+    "offer": ("provider", ("offers", "*")),
+}
+
+
+@cache
+def namespace_fields(namespace: str) -> Mapping[str, str]:
+    """Field name → unit for every formula-readable field of ``namespace``."""
+    kind, path = NAMESPACES[namespace]
+    schema: dict[str, Any] = load_schema(kind)
+    for step in path:
+        if step == "*":
+            schema = schema.get("additionalProperties") or schema["items"]
+        else:
+            schema = schema["properties"][step]
+    return {name: prop["x-unit"] for name, prop in schema.get("properties", {}).items()
+            if "x-unit" in prop}
+
+
+@attrs.frozen
+class FieldValue:
+    """One pack value as a formula sees it, with where it stands and where it comes from."""
+
+    name: str
+    value: float
+    unit: str
+    location: str
+    sources: tuple[str, ...] = ()
+    note: str | None = None
+    approximate: bool = False
+
+    @property
+    def missing(self) -> bool:
+        return math.isnan(self.value)
+
+
+@attrs.frozen
+class Entity:
+    """A pack object bound to a namespace: a model, a hardware spec, a quant format…"""
+
+    namespace: str
+    id: str
+    obj: Any
+    pack: PackFile
+    base_path: tuple[str | int, ...] = ()
+    default_sources: tuple[str, ...] = ()
+
+    def values(self) -> dict[str, FieldValue]:
+        """Every formula-readable field, NaN where the pack leaves a figure out."""
+        result = {}
+        for name, unit in namespace_fields(self.namespace).items():
+            raw = getattr(self.obj, name, None)
+            location = self.pack.at(*self.base_path, name)
+            if isinstance(raw, Figure):
+                result[name] = FieldValue(
+                    f"{self.namespace}.{name}", float(raw.value), unit, location,
+                    raw.source or self.default_sources, raw.note, raw.approximate)
+            elif isinstance(raw, bool):
+                result[name] = FieldValue(f"{self.namespace}.{name}", 1.0 if raw else 0.0,
+                                          unit, location, self.default_sources)
+            elif isinstance(raw, (int, float)):
+                result[name] = FieldValue(f"{self.namespace}.{name}", float(raw), unit,
+                                          location, self.default_sources)
+            else:
+                result[name] = FieldValue(f"{self.namespace}.{name}", math.nan, unit,
+                                          f"{self.pack.path} (not given)")
+        return result

@@ -1,0 +1,102 @@
+"""Build the plugin manager, load plugins one by one, and collect what they register.
+
+Hooks are only called through the functions here. A plugin that fails to import or whose
+hook raises is reported by name (a warning); the other plugins keep working.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from importlib import import_module
+from importlib.metadata import entry_points
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+import attrs
+import pluggy
+
+from . import hookspecs
+
+DEFAULT_PLUGINS = ("fitproof.builtin",)
+ENTRY_POINT_GROUP = "fitproof"
+PACK_PATH_ENV = "FITPROOF_PACK_PATH"
+
+
+@attrs.frozen
+class PackRoot:
+    """A folder (or file) of packs and who provided it."""
+
+    root: Path | Traversable = attrs.field(eq=False)
+    origin: str
+    label: str
+
+
+@attrs.frozen
+class PluginSet:
+    manager: pluggy.PluginManager = attrs.field(eq=False)
+    warnings: tuple[str, ...] = ()
+
+
+def plugin_manager(*, entry_points_group: str | None = ENTRY_POINT_GROUP,
+                   extra_plugins: Iterable[object] = ()) -> PluginSet:
+    """A manager with the built-in plugins, installed plugins and ``extra_plugins``.
+
+    ``entry_points_group=None`` skips installed plugins (tests use this to stay isolated).
+    """
+    manager = pluggy.PluginManager(hookspecs.PROJECT)
+    manager.add_hookspecs(hookspecs)
+    warnings: list[str] = []
+    for name in DEFAULT_PLUGINS:
+        manager.register(import_module(name), name=name)
+    if entry_points_group:
+        for entry_point in sorted(entry_points(group=entry_points_group), key=lambda e: e.name):
+            dist = entry_point.dist.name if entry_point.dist else entry_point.value
+            try:
+                plugin = entry_point.load()
+                if manager.is_registered(plugin):
+                    continue
+                manager.register(plugin, name=f"{dist}:{entry_point.name}")
+            except Exception as exc:  # a broken plugin must not break the tool
+                warnings.append(f"plugin {entry_point.name!r} from {dist} failed to load: "
+                                f"{type(exc).__name__}: {exc}")
+    for plugin in extra_plugins:
+        manager.register(plugin)
+    try:
+        manager.check_pending()
+    except pluggy.PluginValidationError as exc:
+        warnings.append(f"plugin {exc.plugin!r} implements an unknown hook: {exc}")
+    return PluginSet(manager, tuple(warnings))
+
+
+def collect_pack_roots(plugins: PluginSet) -> tuple[list[PackRoot], list[str]]:
+    """Call ``register_packs`` on every plugin, isolating failures; built-ins come first."""
+    roots: list[PackRoot] = []
+    warnings: list[str] = []
+    for impl in plugins.manager.hook.register_packs.get_hookimpls():  # registration order
+        origin = impl.plugin_name
+        builtin = origin in DEFAULT_PLUGINS
+
+        def register(path, _origin=origin, _builtin=builtin):
+            if not isinstance(path, (Path, Traversable)) and not isinstance(path, str):
+                raise TypeError(f"register() takes a folder path, got {type(path).__name__}")
+            folder = Path(path) if isinstance(path, str) else path
+            label = "packs" if _builtin else f"{_origin.split(':')[0]}:{getattr(folder, 'name', '')}"
+            roots.append(PackRoot(folder, "fitproof" if _builtin else _origin, label))
+
+        try:
+            impl.function(register=register)
+        except Exception as exc:
+            warnings.append(f"plugin {origin!r} failed in register_packs: "
+                            f"{type(exc).__name__}: {exc}")
+    return roots, warnings
+
+
+def local_pack_roots(pack_dirs: Iterable[str | os.PathLike] = (), *,
+                     environ: dict[str, str] | None = None) -> list[PackRoot]:
+    """Folders from ``FITPROOF_PACK_PATH`` (os.pathsep-separated), then ``pack_dirs``."""
+    environ = os.environ if environ is None else environ
+    folders = [p for p in environ.get(PACK_PATH_ENV, "").split(os.pathsep) if p]
+    roots = [PackRoot(Path(p), PACK_PATH_ENV, p) for p in folders]
+    roots += [PackRoot(Path(p), "--pack-dir", os.fspath(p)) for p in pack_dirs]
+    return roots

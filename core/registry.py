@@ -1,0 +1,291 @@
+"""The registry: every loaded pack, indexed, cross-checked, and linked into one formula graph."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from .errors import PackError, Problem, UnknownIdError
+from .evaluator import Candidate
+from .graph import FormulaGraph, build_graph
+from .loader import (PackSource, cache_entry, cache_file, find_pack_files, load_pack,
+                     read_cache, write_cache)
+from .namespaces import Entity, FieldValue
+from .plugins import PluginSet, collect_pack_roots, local_pack_roots, plugin_manager
+from .specs import (EngineSpec, FormulaPack, HardwareSpec, InputPack, KVCachePack, KVCacheType,
+                    ModelSpec, Provider, QuantFormat, QuantizationPack, ScenarioPack,
+                    SelectionPack, VerdictPack)
+
+KINDS_WITH_NAMES = ("model", "hardware", "provider", "quant", "kv", "engine", "scenario")
+
+
+@attrs.frozen
+class LoadedPack:
+    """A pack as ``packs list`` shows it."""
+
+    kind: str
+    id: str
+    name: str
+    path: str
+    origin: str
+    obj: Any = attrs.field(eq=False, repr=False)
+
+
+def _key(text: str) -> str:
+    """Loose form of a name for matching: case, spaces, '-' and '_' do not matter."""
+    return re.sub(r"[\s_\-]+", "", text.casefold())
+
+
+class Registry:
+    """All packs fitproof knows, with lookups by id or alias.
+
+    Build one with :func:`load_registry`.
+    """
+
+    def __init__(self, packs: Sequence[LoadedPack], graph: FormulaGraph,
+                 warnings: Sequence[str] = ()):
+        self.packs = tuple(packs)
+        self.graph = graph
+        self.warnings = tuple(warnings)
+        self.models: dict[str, ModelSpec] = {}
+        self.hardware: dict[str, HardwareSpec] = {}
+        self.providers: dict[str, Provider] = {}
+        self.engines: dict[str, EngineSpec] = {}
+        self.scenarios: dict[str, ScenarioPack] = {}
+        self.quant_formats: dict[str, tuple[QuantFormat, QuantizationPack]] = {}
+        self.kv_types: dict[str, tuple[KVCacheType, KVCachePack]] = {}
+        for pack in self.packs:
+            obj = pack.obj
+            if isinstance(obj, ModelSpec):
+                self.models[obj.id] = obj
+            elif isinstance(obj, HardwareSpec):
+                self.hardware[obj.id] = obj
+            elif isinstance(obj, Provider):
+                self.providers[obj.id] = obj
+            elif isinstance(obj, EngineSpec):
+                self.engines[obj.id] = obj
+            elif isinstance(obj, ScenarioPack):
+                self.scenarios[obj.id] = obj
+            elif isinstance(obj, QuantizationPack):
+                for fid, fmt in obj.formats.items():
+                    self.quant_formats[fid] = (fmt, obj)
+            elif isinstance(obj, KVCachePack):
+                for tid, kv in obj.types.items():
+                    self.kv_types[tid] = (kv, obj)
+        self._entities: dict[tuple[str, str], Entity] = {}
+        self._candidates: dict[str, list[Candidate]] | None = None
+
+    # -- lookups ----------------------------------------------------------------------------
+    def _names(self, kind: str) -> dict[str, list[str]]:
+        """id → [id, aliases...] for one kind."""
+        table: Mapping[str, Any] = {
+            "model": self.models, "hardware": self.hardware, "provider": self.providers,
+            "engine": self.engines, "scenario": self.scenarios,
+            "quant": {k: v[0] for k, v in self.quant_formats.items()},
+            "kv": {k: v[0] for k, v in self.kv_types.items()},
+        }[kind]
+        return {key: [key, *getattr(obj, "aliases", ())] for key, obj in table.items()}
+
+    def resolve(self, kind: str, name: str) -> str:
+        """The id of the ``kind`` pack called ``name`` (id or alias, case-insensitive).
+
+        Raises :class:`UnknownIdError` with the closest ids when nothing matches.
+        """
+        names = self._names(kind)
+        wanted = name.strip()
+        for match in (lambda n: n == wanted, lambda n: n.casefold() == wanted.casefold(),
+                      lambda n: _key(n) == _key(wanted)):
+            hits = sorted({key for key, options in names.items() if any(map(match, options))})
+            if len(hits) == 1:
+                return hits[0]
+            if len(hits) > 1:
+                raise UnknownIdError(kind, name, hits)
+        options = {option.casefold(): key for key, opts in names.items() for option in opts}
+        close = difflib.get_close_matches(wanted.casefold(), list(options), n=6, cutoff=0.5)
+        suggestions = list(dict.fromkeys(options[c] for c in close))[:3]
+        if not suggestions:
+            contained = [k for k, opts in names.items()
+                         if any(_key(wanted) in _key(o) for o in opts)]
+            suggestions = sorted(contained)[:3]
+        raise UnknownIdError(_KIND_WORDS.get(kind, kind), name, suggestions)
+
+    def pack_of(self, kind: str, id: str) -> LoadedPack | None:
+        for pack in self.packs:
+            if pack.kind == kind and pack.id == id:
+                return pack
+        return None
+
+    def entity(self, namespace: str, id: str) -> Entity:
+        """The pack object ``id`` bound to ``namespace`` (model, hardware, quant, kv, engine)."""
+        key = (namespace, id)
+        if key not in self._entities:
+            if namespace == "model":
+                obj = self.models[id]
+                entity = Entity("model", id, obj, obj.pack, (), obj.source)
+            elif namespace == "hardware":
+                obj = self.hardware[id]
+                entity = Entity("hardware", id, obj, obj.pack, (), obj.source)
+            elif namespace == "engine":
+                obj = self.engines[id]
+                entity = Entity("engine", id, obj, obj.pack, (), obj.source)
+            elif namespace == "quant":
+                fmt, pack = self.quant_formats[id]
+                entity = Entity("quant", id, fmt, pack.pack, ("formats", id),
+                                fmt.source or pack.source)
+            elif namespace == "kv":
+                kv, pack = self.kv_types[id]
+                entity = Entity("kv", id, kv, pack.pack, ("types", id), kv.source or pack.source)
+            else:
+                raise KeyError(namespace)
+            self._entities[key] = entity
+        return self._entities[key]
+
+    def candidates(self) -> dict[str, list[Candidate]]:
+        """Everything a selection can choose from, in a stable order."""
+        if self._candidates is None:
+            offers = []
+            for provider in sorted(self.providers.values(), key=lambda p: p.id):
+                for offer in provider.offers:
+                    offer_entity = Entity("offer", f"{provider.id}/{offer.id}", offer,
+                                          provider.pack, ("offers", offer.index),
+                                          offer.source or provider.source)
+                    hardware = self.hardware[offer.hardware]
+                    gpus = FieldValue("gpus", float(offer.gpus.value), "devices",
+                                      provider.pack.at("offers", offer.index, "gpus"))
+                    label = (f"{provider.name} · {int(offer.gpus.value)}x {hardware.name}"
+                             + (f" ({offer.tier})" if offer.tier else ""))
+                    offers.append(Candidate(offer_entity.id, label,
+                                            {"offer": offer_entity,
+                                             "hardware": self.entity("hardware", hardware.id)},
+                                            {"gpus": gpus}))
+            hardware = [Candidate(h.id, h.display_name, {"hardware": self.entity("hardware", h.id)})
+                        for h in sorted(self.hardware.values(), key=lambda h: h.id)]
+            self._candidates = {"offers": offers, "hardware": hardware}
+        return self._candidates
+
+
+_KIND_WORDS = {"quant": "quantization", "kv": "KV cache type"}
+
+
+# -- loading --------------------------------------------------------------------------------
+def load_registry(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool = True,
+                  extra_plugins: Iterable[object] = (), use_cache: bool = True,
+                  environ: dict[str, str] | None = None) -> Registry:
+    """Load every pack: built-in, from installed plugins, from ``FITPROOF_PACK_PATH`` and
+    from ``pack_dirs``, in that order.
+
+    Raises :class:`PackError` listing every problem (``file:line: field: message``) when
+    any pack is invalid. ``plugins=False`` ignores installed plugins (the built-in packs
+    are still loaded); ``extra_plugins`` registers plugin objects directly.
+    """
+    plugin_set = plugin_manager(entry_points_group="fitproof" if plugins else None,
+                                extra_plugins=extra_plugins)
+    roots, warnings = collect_pack_roots(plugin_set)
+    roots += local_pack_roots(pack_dirs, environ=environ)
+    sources, problems = find_pack_files(roots)
+    loaded, problems2 = _load_sources(sources, use_cache)
+    problems += problems2
+    problems += _cross_check(loaded)
+    if problems:  # linking broken packs would only add follow-on errors
+        raise PackError(problems)
+    objs = [p.obj for p in loaded]
+    graph, graph_problems = build_graph(
+        [o for o in objs if isinstance(o, FormulaPack)],
+        [o for o in objs if isinstance(o, SelectionPack)],
+        [o for o in objs if isinstance(o, VerdictPack)],
+        [o for o in objs if isinstance(o, InputPack)])
+    problems += graph_problems
+    if problems:
+        raise PackError(problems)
+    return Registry(loaded, graph, list(plugin_set.warnings) + warnings)
+
+
+def _load_sources(sources: Sequence[PackSource], use_cache: bool,
+                  ) -> tuple[list[LoadedPack], list[Problem]]:
+    path = cache_file() if use_cache else None
+    header, entries = read_cache(path)
+    fresh: dict[str, Any] = {}
+    loaded: list[LoadedPack] = []
+    problems: list[Problem] = []
+    changed = False
+    for source in sources:
+        digest = source.digest
+        try:
+            obj, document = load_pack(source, entries.get(digest))
+        except PackError as exc:
+            problems.extend(exc.problems)
+            continue
+        if digest not in entries:
+            changed = True
+        fresh[digest] = entries.get(digest) or cache_entry(document)
+        loaded.append(LoadedPack(obj.kind, obj.id, _display_name(obj), source.path,
+                                 source.origin, obj))
+    if path is not None and (changed or set(fresh) != set(entries)):
+        write_cache(path, header, fresh)
+    return loaded, problems
+
+
+def _display_name(obj: Any) -> str:
+    name = getattr(obj, "name", None) or obj.id
+    vendor = getattr(obj, "vendor", None)
+    return f"{vendor} {name}" if vendor else name
+
+
+def _cross_check(loaded: Sequence[LoadedPack]) -> list[Problem]:
+    """Checks across packs: duplicate ids and aliases, references to other packs."""
+    problems: list[Problem] = []
+    seen: dict[tuple[str, str], LoadedPack] = {}
+    for pack in loaded:
+        key = (pack.kind, pack.id)
+        if key in seen and not getattr(pack.obj, "override", False):
+            first = seen[key]
+            problems.append(Problem(
+                f"{pack.kind} id {pack.id!r} is already defined by {first.path} (from "
+                f"{first.origin}); ids must be unique", pack.path, 1, "id"))
+            continue
+        seen[key] = pack
+    # quant formats and KV types share one id space each across packs
+    for kind, attribute in (("quantization", "formats"), ("kv_cache", "types")):
+        owners: dict[str, LoadedPack] = {}
+        for pack in loaded:
+            if pack.kind != kind:
+                continue
+            for item in getattr(pack.obj, attribute):
+                if item in owners:
+                    problems.append(Problem(
+                        f"{item!r} is already defined by {owners[item].path}", pack.path,
+                        pack.obj.pack.line_of(attribute, item), f"{attribute}.{item}"))
+                owners[item] = pack
+    # aliases must name one pack only
+    names: dict[tuple[str, str], tuple[str, LoadedPack]] = {}
+    for pack in loaded:
+        for alias in (pack.id, *getattr(pack.obj, "aliases", ())):
+            key = (pack.kind, _key(alias))
+            if key in names and names[key][1].id != pack.id:
+                other = names[key][1]
+                problems.append(Problem(
+                    f"name {alias!r} also refers to {other.kind} {other.id!r} ({other.path})",
+                    pack.path, pack.obj.pack.line_of("aliases"), "aliases"))
+            names.setdefault(key, (alias, pack))
+    hardware = {p.id for p in loaded if p.kind == "hardware"}
+    for pack in loaded:
+        if pack.kind == "provider":
+            offer_ids = set()
+            for offer in pack.obj.offers:
+                line = pack.obj.pack.line_of("offers", offer.index, "hardware")
+                if offer.hardware not in hardware:
+                    close = difflib.get_close_matches(offer.hardware, sorted(hardware), n=1)
+                    hint = f"; did you mean {close[0]!r}?" if close else ""
+                    problems.append(Problem(f"unknown hardware {offer.hardware!r}{hint}",
+                                            pack.path, line, f"offers.{offer.index}.hardware"))
+                if offer.id in offer_ids:
+                    problems.append(Problem(f"offer id {offer.id!r} is used twice", pack.path,
+                                            pack.obj.pack.line_of("offers", offer.index, "id"),
+                                            f"offers.{offer.index}.id"))
+                offer_ids.add(offer.id)
+    return problems

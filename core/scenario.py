@@ -1,0 +1,125 @@
+"""Scenarios: which model, hardware and settings to evaluate, resolved and checked."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from .errors import InputError
+from .evaluator import ScenarioRow
+from .namespaces import FieldValue
+from .registry import Registry
+
+SELECTORS = ("model", "hardware", "quant", "kv", "engine")
+
+
+@attrs.frozen
+class Scenario:
+    """Every choice and input of one evaluation, resolved to pack ids and numbers."""
+
+    model: str
+    hardware: str
+    quant: str
+    kv: str
+    engine: str
+    inputs: Mapping[str, float]
+    origins: Mapping[str, str] = attrs.field(factory=dict, eq=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form: the five ids, then every input."""
+        result: dict[str, Any] = {key: getattr(self, key) for key in SELECTORS}
+        for name, value in self.inputs.items():
+            result[name] = int(value) if float(value).is_integer() else value
+        return result
+
+
+def resolve_scenario(registry: Registry, *, model: str | None = None,
+                     hardware: str | None = None, quant: str | None = None,
+                     kv: str | None = None, engine: str | None = None,
+                     base: str = "default", inputs: Mapping[str, float | None] | None = None,
+                     input_origins: Mapping[str, str] | None = None) -> Scenario:
+    """Fill a :class:`Scenario` from explicit choices, then scenario ``base``, then defaults.
+
+    Names are resolved case-insensitively against ids and aliases. Raises
+    :class:`~fitproof.errors.InputError` for unknown names and out-of-range inputs.
+    """
+    if base not in registry.scenarios:
+        registry.resolve("scenario", base)  # raises with suggestions
+    preset = registry.scenarios[base]
+    chosen = {"model": model, "hardware": hardware, "quant": quant, "kv": kv, "engine": engine}
+    resolved: dict[str, str] = {}
+    origins: dict[str, str] = {}
+    for key in SELECTORS:
+        name = chosen[key]
+        if name is None:
+            name = getattr(preset, key)
+            origins[key] = preset.pack.at(key)
+        resolved[key] = registry.resolve(key, name)
+
+    engine_spec = registry.engines[resolved["engine"]]
+    if engine_spec.kv_types and resolved["kv"] not in engine_spec.kv_types:
+        supported = ", ".join(engine_spec.kv_types)
+        raise InputError(f"{engine_spec.name} cannot store the KV cache as {resolved['kv']}; "
+                         f"it supports {supported}")
+
+    given = {k: v for k, v in (inputs or {}).items() if v is not None}
+    unknown = sorted(set(given) - set(registry.graph.inputs))
+    if unknown:
+        raise InputError(f"unknown input {unknown[0]!r}; inputs are "
+                         f"{', '.join(registry.graph.inputs)}")
+    values: dict[str, float] = {}
+    for name, node in registry.graph.inputs.items():
+        definition = node.definition
+        if name in given:
+            value = given[name]
+            origins[name] = (input_origins or {}).get(name, "given")
+        elif name in preset.inputs:
+            value = preset.inputs[name]
+            origins[name] = preset.pack.at("inputs", name)
+        else:
+            value = definition.default
+            origins[name] = node.location
+        values[name] = _check_input(name, value, definition, registry)
+    return Scenario(inputs=values, origins=origins, **resolved)
+
+
+def _check_input(name: str, value: Any, definition, registry: Registry) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a number (got {value!r})") from None
+    if not math.isfinite(number):
+        raise InputError(f"{name} must be a finite number (got {value!r})")
+    if definition.type == "integer" and not number.is_integer():
+        raise InputError(f"{name} must be a whole number (got {value!r})")
+    unit = f" {definition.unit}" if definition.unit not in ("1", "%") else definition.unit
+    shown = int(number) if number.is_integer() else number
+    if definition.minimum is not None and number < definition.minimum:
+        raise InputError(f"{name} must be at least {_plain(definition.minimum)}{unit} "
+                         f"(got {shown})")
+    if definition.exclusive_minimum is not None and number <= definition.exclusive_minimum:
+        raise InputError(f"{name} must be more than {_plain(definition.exclusive_minimum)}{unit} "
+                         f"(got {shown})")
+    if definition.maximum is not None and number > definition.maximum:
+        raise InputError(f"{name} must be at most {_plain(definition.maximum)}{unit} "
+                         f"(got {shown})")
+    return number
+
+
+def _plain(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else str(number)
+
+
+def scenario_row(registry: Registry, scenario: Scenario) -> ScenarioRow:
+    """Bind a scenario's packs and inputs for evaluation."""
+    entities = {key: registry.entity(key, getattr(scenario, key)) for key in SELECTORS}
+    inputs = {}
+    for name, value in scenario.inputs.items():
+        node = registry.graph.inputs[name]
+        inputs[name] = FieldValue(name, float(value), node.definition.unit,
+                                  scenario.origins.get(name, node.location),
+                                  node.definition.source)
+    return ScenarioRow(entities, inputs)

@@ -1,0 +1,388 @@
+"""Typed, frozen views of validated packs, built with cattrs.
+
+Every pack class carries ``pack`` (a :class:`PackFile`): the file it was read from and the
+line of every field, so derivations can cite ``file:line`` for each value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+import cattrs
+
+Sources = tuple[str, ...]
+
+
+@attrs.frozen
+class Figure:
+    """A number with its provenance."""
+
+    value: float
+    source: Sources = ()
+    note: str | None = None
+    approximate: bool = False
+
+
+@attrs.frozen
+class PackFile:
+    """Where a pack came from: its display path, the plugin that provided it, its lines."""
+
+    path: str
+    origin: str = "fitproof"
+    lines: Mapping[tuple, int] = attrs.field(factory=dict, eq=False, repr=False)
+
+    def line_of(self, *path: str | int) -> int | None:
+        """Line of the value at ``path`` (or of its nearest ancestor)."""
+        key = tuple(path)
+        while key:
+            if key in self.lines:
+                return self.lines[key]
+            key = key[:-1]
+        return 1
+
+    def at(self, *path: str | int) -> str:
+        """``file:line`` of the value at ``path``."""
+        return f"{self.path}:{self.line_of(*path)}"
+
+
+_NO_PACK = PackFile(path="<api>")
+
+
+@attrs.frozen
+class ModelSpec:
+    """An open model: architecture facts and parameter counts."""
+
+    id: str
+    name: str
+    source: Sources
+    params_total: Figure
+    params_active: Figure
+    hidden_size: Figure
+    num_hidden_layers: Figure
+    vocab_size: Figure
+    tie_word_embeddings: bool
+    kind: str = "model"
+    aliases: tuple[str, ...] = ()
+    family: str | None = None
+    architecture: str | None = None
+    license: str | None = None
+    hf_repo: str | None = None
+    gguf_repo: str | None = None
+    notes: Sources = ()
+    full_attention_layers: Figure | None = None
+    linear_attention_layers: Figure | None = None
+    num_attention_heads: Figure | None = None
+    num_key_value_heads: Figure | None = None
+    head_dim: Figure | None = None
+    max_position_embeddings: Figure | None = None
+    linear_num_key_heads: Figure | None = None
+    linear_num_value_heads: Figure | None = None
+    linear_key_head_dim: Figure | None = None
+    linear_value_head_dim: Figure | None = None
+    linear_conv_kernel_dim: Figure | None = None
+    linear_state_bytes: Figure | None = None
+    recurrent_state_gib: Figure | None = None
+    num_experts: Figure | None = None
+    num_experts_per_tok: Figure | None = None
+    moe_intermediate_size: Figure | None = None
+    shared_expert_intermediate_size: Figure | None = None
+    pack: PackFile = _NO_PACK
+
+
+@attrs.frozen
+class HardwareSpec:
+    """An accelerator or machine: memory, bandwidth, compute, power and price."""
+
+    id: str
+    name: str
+    vendor: str
+    source: Sources
+    unified_memory: bool
+    memory_gb: Figure
+    memory_bandwidth_gbs: Figure
+    kind: str = "hardware"
+    aliases: tuple[str, ...] = ()
+    notes: Sources = ()
+    memory_type: str | None = None
+    fp16_tflops: Figure | None = None
+    bf16_tflops: Figure | None = None
+    fp8_tflops: Figure | None = None
+    fp4_tflops: Figure | None = None
+    int8_tops: Figure | None = None
+    prefill_tflops: Figure | None = None
+    tdp_w: Figure | None = None
+    price_usd: Figure | None = None
+    used_price_usd: Figure | None = None
+    interconnect: str | None = None
+    form_factor: str | None = None
+    pack: PackFile = _NO_PACK
+
+    @property
+    def display_name(self) -> str:
+        """Vendor and name, as tables print it."""
+        return f"{self.vendor} {self.name}"
+
+
+@attrs.frozen
+class CloudOffer:
+    """One instance type a provider rents out."""
+
+    id: str
+    hardware: str
+    gpus: Figure
+    hourly_usd: Figure
+    tier: str | None = None
+    source: Sources = ()
+    note: str | None = None
+    provider: str = ""
+    index: int = 0
+
+
+@attrs.frozen
+class Provider:
+    """A cloud provider and its offers."""
+
+    id: str
+    name: str
+    source: Sources
+    offers: tuple[CloudOffer, ...]
+    kind: str = "provider"
+    aliases: tuple[str, ...] = ()
+    url: str | None = None
+    billing: str | None = None
+    checked: str | None = None
+    notes: Sources = ()
+    pack: PackFile = _NO_PACK
+
+
+@attrs.frozen
+class QuantFormat:
+    """A weight format and its bits per weight."""
+
+    bits: int
+    bpw_body: Figure
+    bpw_embed: Figure
+    id: str = ""
+    label: str | None = None
+    aliases: tuple[str, ...] = ()
+    source: Sources = ()
+    note: str | None = None
+
+
+@attrs.frozen
+class QuantizationPack:
+    id: str
+    source: Sources
+    formats: Mapping[str, QuantFormat]
+    kind: str = "quantization"
+    name: str | None = None
+    notes: Sources = ()
+    pack: PackFile = _NO_PACK
+
+
+@attrs.frozen
+class KVCacheType:
+    """A precision the KV cache can be stored in."""
+
+    bytes_per_element: Figure
+    id: str = ""
+    label: str | None = None
+    aliases: tuple[str, ...] = ()
+    source: Sources = ()
+    note: str | None = None
+
+
+@attrs.frozen
+class KVCachePack:
+    id: str
+    source: Sources
+    types: Mapping[str, KVCacheType]
+    kind: str = "kv_cache"
+    name: str | None = None
+    notes: Sources = ()
+    pack: PackFile = _NO_PACK
+
+
+@attrs.frozen
+class EngineSpec:
+    """An inference engine."""
+
+    id: str
+    name: str
+    source: Sources
+    kind: str = "engine"
+    aliases: tuple[str, ...] = ()
+    url: str | None = None
+    weights: str | None = None
+    kv_types: Mapping[str, str] = attrs.field(factory=dict)
+    notes: Sources = ()
+    pack: PackFile = _NO_PACK
+
+
+@attrs.frozen
+class FormulaDef:
+    """A named quantity: its expression, unit and one-line description."""
+
+    expr: str
+    unit: str
+    description: str
+    precision: int | None = None
+    display: str = "number"
+    source: Sources = ()
+    approximate: bool = False
+    override: bool = False
+
+
+@attrs.frozen
+class FormulaPack:
+    id: str
+    formulas: Mapping[str, FormulaDef]
+    kind: str = "formulas"
+    name: str | None = None
+    description: str | None = None
+    source: Sources = ()
+    notes: Sources = ()
+    pack: PackFile = _NO_PACK
+
+
+@attrs.frozen
+class VerdictRule:
+    id: str
+    label: str
+    when: str
+    description: str | None = None
+    source: Sources = ()
+
+
+@attrs.frozen
+class VerdictPack:
+    id: str
+    rules: tuple[VerdictRule, ...]
+    kind: str = "verdicts"
+    name: str | None = None
+    description: str | None = None
+    source: Sources = ()
+    override: bool = False
+    pack: PackFile = _NO_PACK
+
+
+@attrs.frozen
+class SelectionDef:
+    candidates: str
+    where: str
+    minimize: str
+    description: str
+    override: bool = False
+
+
+@attrs.frozen
+class SelectionPack:
+    id: str
+    selections: Mapping[str, SelectionDef]
+    kind: str = "selections"
+    name: str | None = None
+    description: str | None = None
+    pack: PackFile = _NO_PACK
+
+
+@attrs.frozen
+class InputDef:
+    """A scenario input a user sets (context, batch, …) with its allowed range."""
+
+    description: str
+    unit: str
+    type: str
+    default: float
+    minimum: float | None = None
+    exclusive_minimum: float | None = None
+    maximum: float | None = None
+    source: Sources = ()
+
+
+@attrs.frozen
+class InputPack:
+    id: str
+    inputs: Mapping[str, InputDef]
+    kind: str = "inputs"
+    name: str | None = None
+    pack: PackFile = _NO_PACK
+
+
+@attrs.frozen
+class ScenarioPack:
+    """A named scenario; the one with id ``default`` is shown when nothing is given."""
+
+    id: str
+    model: str
+    hardware: str
+    quant: str
+    kv: str
+    engine: str
+    kind: str = "scenario"
+    name: str | None = None
+    description: str | None = None
+    override: bool = False
+    inputs: Mapping[str, float] = attrs.field(factory=dict)
+    pack: PackFile = _NO_PACK
+
+
+PACK_CLASSES: dict[str, type] = {
+    "model": ModelSpec,
+    "hardware": HardwareSpec,
+    "provider": Provider,
+    "quantization": QuantizationPack,
+    "kv_cache": KVCachePack,
+    "engine": EngineSpec,
+    "formulas": FormulaPack,
+    "verdicts": VerdictPack,
+    "selections": SelectionPack,
+    "inputs": InputPack,
+    "scenario": ScenarioPack,
+}
+
+
+def _make_converter() -> cattrs.Converter:
+    converter = cattrs.Converter(forbid_extra_keys=True)
+
+    def structure_sources(value: Any, _type: Any) -> Sources:
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            return (value,)
+        return tuple(str(v) for v in value)
+
+    def structure_figure(value: Any, _type: Any) -> Figure:
+        if isinstance(value, dict):
+            return Figure(
+                value=value["value"],
+                source=structure_sources(value.get("source"), Sources),
+                note=value.get("note"),
+                approximate=bool(value.get("approximate", False)),
+            )
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"expected a number, got {value!r}")
+        return Figure(value=value)
+
+    converter.register_structure_hook_func(lambda t: t == Sources, structure_sources)
+    converter.register_structure_hook(Figure, structure_figure)
+    return converter
+
+
+converter = _make_converter()
+
+
+def structure_pack(data: dict[str, Any], pack: PackFile):
+    """Build the frozen pack object for validated ``data`` (dispatching on ``kind``)."""
+    cls = PACK_CLASSES[data["kind"]]
+    obj = converter.structure(data, cls)
+    changes: dict[str, Any] = {"pack": pack}
+    if isinstance(obj, QuantizationPack):
+        changes["formats"] = {k: attrs.evolve(v, id=k) for k, v in obj.formats.items()}
+    elif isinstance(obj, KVCachePack):
+        changes["types"] = {k: attrs.evolve(v, id=k) for k, v in obj.types.items()}
+    elif isinstance(obj, Provider):
+        changes["offers"] = tuple(attrs.evolve(o, provider=obj.id, index=i)
+                                  for i, o in enumerate(obj.offers))
+    return attrs.evolve(obj, **changes)

@@ -1,0 +1,152 @@
+"""JSON Schema validation of packs (Draft 2020-12), reporting every violation with its line.
+
+jsonschema is imported lazily: a plain ``estimate`` served from the pack cache never
+needs it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterator
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from .errors import Problem
+from .yaml_reader import YamlDocument
+
+SCHEMA_PACKAGE = "fitproof.schemas"
+PACK_KINDS = (
+    "model", "hardware", "provider", "quantization", "kv_cache", "engine",
+    "formulas", "verdicts", "selections", "inputs", "scenario",
+)
+
+
+def schema_text(name: str) -> str:
+    """Text of ``schemas/<name>.schema.json`` as shipped with fitproof."""
+    return (resources.files(SCHEMA_PACKAGE) / f"{name}.schema.json").read_text("utf-8")
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    """The parsed schema ``schemas/<name>.schema.json``."""
+    return json.loads(schema_text(name))
+
+
+def schema_fingerprint() -> str:
+    """Changes whenever any shipped schema changes (part of the pack cache key)."""
+    import hashlib
+
+    digest = hashlib.blake2b(digest_size=16)
+    for entry in sorted(resources.files(SCHEMA_PACKAGE).iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".json"):
+            digest.update(entry.name.encode() + entry.read_bytes())
+    return digest.hexdigest()
+
+
+@cache
+def _validator(kind: str):
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    registry = Registry()
+    for entry in resources.files(SCHEMA_PACKAGE).iterdir():
+        if entry.name.endswith(".schema.json"):
+            contents = json.loads(entry.read_text("utf-8"))
+            registry = registry.with_resource(contents["$id"], Resource.from_contents(contents))
+    schema = load_schema(kind)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema, registry=registry)
+
+
+def validate_document(doc: YamlDocument) -> list[Problem]:
+    """Every schema violation of ``doc`` as a :class:`Problem` (empty when valid)."""
+    data = doc.data
+    if not isinstance(data, dict):
+        return [Problem("a pack is a YAML mapping with a 'kind' field", doc.file, 1)]
+    kind = data.get("kind")
+    if kind not in PACK_KINDS:
+        line = doc.line_of(("kind",))
+        if kind is None:
+            return [Problem(f"missing 'kind'; expected one of {', '.join(PACK_KINDS)}",
+                            doc.file, 1)]
+        hint = _suggest(str(kind), PACK_KINDS)
+        return [Problem(f"unknown pack kind {kind!r}{hint}; expected one of "
+                        f"{', '.join(PACK_KINDS)}", doc.file, line, "kind")]
+    problems = [p for error in _validator(kind).iter_errors(data) for p in _explain(error, doc)]
+    return sorted(set(problems), key=lambda p: (p.line or 0, p.field or "", p.message))
+
+
+def _suggest(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _dotted(path) -> str | None:
+    return ".".join(str(p) for p in path) or None
+
+
+def _explain(error, doc: YamlDocument) -> Iterator[Problem]:
+    """Turn one jsonschema error into one or more located, readable problems."""
+    path = tuple(error.absolute_path)
+    line = doc.line_of(path)
+    validator, value, instance = error.validator, error.validator_value, error.instance
+
+    if validator == "additionalProperties" and isinstance(instance, dict):
+        known = set(error.schema.get("properties", {}))
+        for key in instance:
+            if key not in known:
+                yield Problem(f"unknown field{_suggest(key, known)}", doc.file,
+                              doc.line_of(path + (key,)), _dotted(path + (key,)))
+        return
+    if validator == "required":
+        missing = [key for key in value if isinstance(instance, dict) and key not in instance]
+        for key in missing:
+            yield Problem(f"missing required field '{key}'", doc.file, line, _dotted(path))
+        return
+    if "propertyNames" in error.absolute_schema_path:
+        yield Problem(f"name {instance!r} is not allowed here ({_message(error)})", doc.file,
+                      doc.line_of(path + (instance,)), _dotted(path + (instance,)))
+        return
+    if validator in ("if", "then", "else", "allOf", "anyOf", "oneOf") and error.context:
+        for sub in error.context:
+            yield from _explain(sub, doc)
+        return
+    yield Problem(_message(error), doc.file, line, _dotted(path))
+
+
+def _message(error) -> str:
+    v, value, instance = error.validator, error.validator_value, error.instance
+    shown = json.dumps(instance, ensure_ascii=False, default=str)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    if v == "exclusiveMinimum":
+        return f"must be greater than {value} (got {shown})"
+    if v == "minimum":
+        return f"must be at least {value} (got {shown})"
+    if v == "maximum":
+        return f"must be at most {value} (got {shown})"
+    if v == "exclusiveMaximum":
+        return f"must be less than {value} (got {shown})"
+    if v == "type":
+        expected = value if isinstance(value, str) else " or ".join(value)
+        article = "an" if expected[0] in "aeiou" else "a"
+        return f"must be {article} {expected} (got {shown})"
+    if v == "const":
+        return f"must be {json.dumps(value)} (got {shown})"
+    if v == "enum":
+        return f"must be one of {', '.join(json.dumps(x) for x in value)} (got {shown}){_suggest(str(instance), [str(x) for x in value])}"
+    if v == "pattern":
+        return f"{shown} does not match the pattern {value}"
+    if v == "minLength":
+        return "must not be empty"
+    if v in ("minItems", "minProperties"):
+        return f"needs at least {value} entr{'y' if value == 1 else 'ies'}"
+    if v == "maxLength":
+        return f"is longer than {value} characters"
+    if v == "uniqueItems":
+        return "has duplicate entries"
+    if v == "propertyNames":
+        return error.message
+    return error.message
