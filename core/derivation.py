@@ -36,6 +36,7 @@ class Derivation:
     approximate: bool = False
     missing: str | None = None
     replaced: tuple[str, ...] = ()
+    inherited_sources: bool = False
     formula: Formula | None = attrs.field(default=None, eq=False, repr=False)
 
     @property
@@ -74,12 +75,17 @@ def ordered_refs(formula: Formula) -> list[Ref]:
     return sorted((n for n in walk(formula.tree) if isinstance(n, Ref)), key=lambda r: r.start)
 
 
-def substitute(formula: Formula, values: dict[str, float]) -> str:
-    """``formula.text`` with each name replaced by its value."""
+def substitute(formula: Formula, values: dict[str, float],
+               units: dict[str, str] | None = None) -> str:
+    """``formula.text`` with each name replaced by its value (true/false for flags)."""
     text, pieces, position = formula.text, [], 0
     for ref in ordered_refs(formula):
         pieces.append(text[position:ref.start])
-        pieces.append(format_number(values.get(ref.name)))
+        value = values.get(ref.name)
+        if (units or {}).get(ref.name) == "bool" and value in (0.0, 1.0):
+            pieces.append("true" if value else "false")
+        else:
+            pieces.append(format_number(value))
         position = ref.end
     pieces.append(text[position:])
     return "".join(pieces)
@@ -117,9 +123,10 @@ class DerivationBuilder:
             definition = node.definition
             return Derivation(
                 name, _value(value), definition.unit, node.location, "formula",
-                definition.description, node.formula.text,
-                substitute(node.formula, values), inputs, definition.source, None,
-                definition.approximate, missing, node.replaced, node.formula)
+                description=definition.description, written=node.formula.text,
+                substituted=substitute(node.formula, values, {d.name: d.unit for d in inputs}),
+                inputs=inputs, sources=definition.source, approximate=definition.approximate,
+                missing=missing, replaced=node.replaced, formula=node.formula)
         selection = graph.selection_of(name)
         if selection is not None:
             return self._selection(name, selection, value)
@@ -129,12 +136,10 @@ class DerivationBuilder:
         node = graph.inputs.get(name)
         kind = "input" if node is not None else "value"
         description = node.definition.description if node is not None else ""
-        missing = None
-        if _value(value) is None:
-            missing = leaf.location.replace(" (not given)", "") + " gives no value"
+        missing = "not given" if _value(value) is None else None
         return Derivation(name, _value(value), leaf.unit, leaf.location, kind, description,
                           sources=leaf.sources, note=leaf.note, approximate=leaf.approximate,
-                          missing=missing)
+                          missing=missing, inherited_sources=leaf.inherited)
 
     def _selection(self, name: str, selection: str, value: float) -> Derivation:
         node = self.graph.selections[selection]
@@ -147,7 +152,7 @@ class DerivationBuilder:
                 f"where {node.where.text}")
         if choice is None:
             return Derivation(name, None, "", node.location, "selection",
-                              node.definition.description, rule,
+                              description=node.definition.description, written=rule,
                               missing=f"no candidate of {total} meets {node.where.text}")
         leaf = None
         for namespace, entity in choice.entities.items():
@@ -161,8 +166,10 @@ class DerivationBuilder:
         if leaf is not None:
             inputs = (Derivation(leaf.name, _value(leaf.value), leaf.unit, leaf.location, "value",
                                  sources=leaf.sources, note=leaf.note,
-                                 approximate=leaf.approximate),)
+                                 approximate=leaf.approximate,
+                                 inherited_sources=leaf.inherited),)
         return Derivation(
             name, _value(value), leaf.unit if leaf else "", node.location, "selection",
-            f"{node.definition.description}: {choice.label}", rule,
-            f"{choice.label} ({qualifying} of {total} candidates qualify)", inputs)
+            description=f"{node.definition.description}: {choice.label}", written=rule,
+            substituted=f"{choice.label} ({qualifying} of {total} candidates qualify)",
+            inputs=inputs)

@@ -54,6 +54,7 @@ class FieldValue:
     sources: tuple[str, ...] = ()
     note: str | None = None
     approximate: bool = False
+    inherited: bool = False  # sources are the pack's defaults, not the figure's own
 
     @property
     def missing(self) -> bool:
@@ -80,14 +81,15 @@ class Entity:
             if isinstance(raw, Figure):
                 result[name] = FieldValue(
                     f"{self.namespace}.{name}", float(raw.value), unit, location,
-                    raw.source or self.default_sources, raw.note, raw.approximate)
+                    raw.source or self.default_sources, raw.note, raw.approximate,
+                    inherited=not raw.source)
             elif isinstance(raw, bool):
                 result[name] = FieldValue(f"{self.namespace}.{name}", 1.0 if raw else 0.0,
-                                          unit, location, self.default_sources)
+                                          unit, location, self.default_sources, inherited=True)
             elif isinstance(raw, (int, float)):
                 result[name] = FieldValue(f"{self.namespace}.{name}", float(raw), unit,
-                                          location, self.default_sources)
+                                          location, self.default_sources, inherited=True)
             else:
                 result[name] = FieldValue(f"{self.namespace}.{name}", math.nan, unit,
-                                          f"{self.pack.path} (not given)")
+                                          self.pack.path)
         return result

@@ -17,7 +17,7 @@ def format_number(value: float | None) -> str:
     if magnitude >= 1e7 or magnitude < 1e-4:
         exponent = int(math.floor(math.log10(magnitude) / 3) * 3)
         mantissa = value / 10 ** exponent
-        text = f"{mantissa:.6g}"
+        text = f"{mantissa:.10g}"
         return f"{text}e{exponent}"
     text = repr(float(value))
     if len(text) > 10:

@@ -173,6 +173,18 @@ _KIND_WORDS = {"quant": "quantization", "kv": "KV cache type"}
 
 
 # -- loading --------------------------------------------------------------------------------
+def pack_sources(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool = True,
+                 extra_plugins: Iterable[object] = (), environ: dict[str, str] | None = None,
+                 ) -> tuple[list[PackSource], list[Problem], list[str]]:
+    """Every pack file fitproof would load, in load order, with problems and warnings."""
+    plugin_set = plugin_manager(entry_points_group="fitproof" if plugins else None,
+                                extra_plugins=extra_plugins)
+    roots, warnings = collect_pack_roots(plugin_set)
+    roots += local_pack_roots(pack_dirs, environ=environ)
+    sources, problems = find_pack_files(roots)
+    return sources, problems, list(plugin_set.warnings) + warnings
+
+
 def load_registry(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool = True,
                   extra_plugins: Iterable[object] = (), use_cache: bool = True,
                   environ: dict[str, str] | None = None) -> Registry:
@@ -183,14 +195,18 @@ def load_registry(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool 
     any pack is invalid. ``plugins=False`` ignores installed plugins (the built-in packs
     are still loaded); ``extra_plugins`` registers plugin objects directly.
     """
-    plugin_set = plugin_manager(entry_points_group="fitproof" if plugins else None,
-                                extra_plugins=extra_plugins)
-    roots, warnings = collect_pack_roots(plugin_set)
-    roots += local_pack_roots(pack_dirs, environ=environ)
-    sources, problems = find_pack_files(roots)
-    loaded, problems2 = _load_sources(sources, use_cache)
-    problems += problems2
-    problems += _cross_check(loaded)
+    sources, problems, warnings = pack_sources(pack_dirs, plugins=plugins,
+                                               extra_plugins=extra_plugins, environ=environ)
+    loaded, load_problems = load_sources(sources, use_cache)
+    problems += load_problems
+    if problems:
+        raise PackError(problems)
+    return link(loaded, warnings)
+
+
+def link(loaded: Sequence[LoadedPack], warnings: Sequence[str] = ()) -> Registry:
+    """Cross-check loaded packs and build their formula graph; raise on any problem."""
+    problems = _cross_check(loaded)
     if problems:  # linking broken packs would only add follow-on errors
         raise PackError(problems)
     objs = [p.obj for p in loaded]
@@ -199,13 +215,38 @@ def load_registry(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool 
         [o for o in objs if isinstance(o, SelectionPack)],
         [o for o in objs if isinstance(o, VerdictPack)],
         [o for o in objs if isinstance(o, InputPack)])
-    problems += graph_problems
+    problems = graph_problems + _check_scenarios(loaded)
     if problems:
         raise PackError(problems)
-    return Registry(loaded, graph, list(plugin_set.warnings) + warnings)
+    return Registry(loaded, graph, warnings)
 
 
-def _load_sources(sources: Sequence[PackSource], use_cache: bool,
+def _check_scenarios(loaded: Sequence[LoadedPack]) -> list[Problem]:
+    """Scenario packs must name packs that exist."""
+    known: dict[str, set[str]] = {"model": set(), "hardware": set(), "engine": set(),
+                                  "quant": set(), "kv": set()}
+    for pack in loaded:
+        if pack.kind in ("model", "hardware", "engine"):
+            known[pack.kind] |= {_key(pack.id), *map(_key, getattr(pack.obj, "aliases", ()))}
+        elif pack.kind == "quantization":
+            for fid, fmt in pack.obj.formats.items():
+                known["quant"] |= {_key(fid), *map(_key, fmt.aliases)}
+        elif pack.kind == "kv_cache":
+            for tid, kv in pack.obj.types.items():
+                known["kv"] |= {_key(tid), *map(_key, kv.aliases)}
+    problems = []
+    for pack in loaded:
+        if pack.kind != "scenario":
+            continue
+        for key in known:
+            name = getattr(pack.obj, key)
+            if _key(name) not in known[key]:
+                problems.append(Problem(f"no {key} pack is called {name!r}", pack.path,
+                                        pack.obj.pack.line_of(key), key))
+    return problems
+
+
+def load_sources(sources: Sequence[PackSource], use_cache: bool = True,
                   ) -> tuple[list[LoadedPack], list[Problem]]:
     path = cache_file() if use_cache else None
     header, entries = read_cache(path)

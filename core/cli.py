@@ -1,0 +1,239 @@
+"""The ``fitproof`` command: a thin layer that parses arguments, calls the library, renders.
+
+Exit codes: 0 success; 1 a pack or input is invalid; 2 command-line usage error
+(including unknown names and out-of-range values given on the command line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from .errors import FitproofError, InputError, PackError
+
+_TOKENS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
+
+
+def tokens(text: str) -> int:
+    """A token count: ``8192``, ``8K`` (8192) or ``1M`` (1048576)."""
+    match = _TOKENS.match(text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"expected a whole number of tokens such as 8192 or 8K, "
+                                         f"got {text!r}")
+    number, suffix = float(match.group(1)), match.group(2).lower()
+    number *= {"": 1, "k": 1024, "m": 1024 * 1024}[suffix]
+    if not number.is_integer():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of tokens")
+    return int(number)
+
+
+def number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+# option → scenario input it sets
+_INPUT_OPTIONS = {
+    "context": "--context", "batch": "--batch", "gpus": "--gpus", "offload": "--offload",
+    "prompt": "--prompt", "hours_per_day": "--hours-per-day",
+    "electricity_usd_per_kwh": "--electricity-price",
+}
+
+
+def _scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool = True) -> None:
+    parser.add_argument("model", nargs="?" if model_optional else None, metavar="MODEL",
+                        help="model id or alias (default: the default scenario's model)")
+    parser.add_argument("--on", dest="hardware", metavar="HW",
+                        help="hardware id or alias, e.g. rtx-3090 or 'RTX 3090'")
+    parser.add_argument("--quant", metavar="Q", help="weight format, e.g. Q4_K_M (default)")
+    parser.add_argument("--context", type=tokens, metavar="N",
+                        help="context window in tokens, e.g. 8192 or 32K (default 8192)")
+    parser.add_argument("--batch", type=whole, metavar="N", help="parallel sequences (default 1)")
+    parser.add_argument("--kv", metavar="TYPE", help="KV cache precision: f16, q8_0, q4_0, fp8")
+    parser.add_argument("--gpus", type=whole, metavar="N",
+                        help="devices, tensor parallel (default 1)")
+    parser.add_argument("--engine", metavar="ENGINE", help="llama.cpp (default) or vllm")
+    parser.add_argument("--offload", type=number, metavar="PCT",
+                        help="share of weights kept in system RAM, 0-100 (default 0)")
+    parser.add_argument("--prompt", type=tokens, metavar="N",
+                        help="prompt tokens for time to first token (default 4096)")
+    parser.add_argument("--hours-per-day", dest="hours_per_day", type=number, metavar="H",
+                        help="hours of use per day for monthly costs (default 4)")
+    parser.add_argument("--electricity-price", dest="electricity_usd_per_kwh", type=number,
+                        metavar="USD", help="electricity price per kWh (default 0.175)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--pack-dir", action="append", default=[], metavar="DIR",
+                        help="also load packs from DIR (repeatable; FITPROOF_PACK_PATH works too)")
+    common.add_argument("--no-plugins", action="store_true",
+                        help="ignore installed plugin packages (built-in packs still load)")
+    common.add_argument("--strict", action="store_true",
+                        help="treat plugin warnings as errors")
+
+    parser = argparse.ArgumentParser(
+        prog="fitproof", parents=[common],
+        description="Will this open LLM run on this accelerator, how fast, at what cost — "
+                    "and why? Every number comes with its derivation.")
+    parser.add_argument("--version", action="version", version=f"fitproof {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    estimate = commands.add_parser("estimate", parents=[common],
+                                   help="memory, speed, cost and verdict for one scenario")
+    _scenario_options(estimate)
+    estimate.add_argument("--json", action="store_true", help="print the JSON contract")
+
+    explain = commands.add_parser("explain", parents=[common],
+                                  help="show how one quantity is derived, down to pack lines")
+    explain.add_argument("quantity", metavar="QUANTITY", help="e.g. total_gib, decode_tps")
+    _scenario_options(explain)
+    explain.add_argument("--format", choices=("text", "json", "latex", "markdown"),
+                         default="text")
+
+    packs = commands.add_parser("packs", help="list, show and validate packs")
+    pack_commands = packs.add_subparsers(dest="packs_command", metavar="ACTION")
+    listing = pack_commands.add_parser("list", parents=[common], help="list loaded packs")
+    listing.add_argument("--kind", help="only packs of this kind (model, hardware, provider, …)")
+    listing.add_argument("--json", action="store_true")
+    show = pack_commands.add_parser("show", parents=[common], help="show one pack")
+    show.add_argument("id", metavar="ID", help="pack id or alias")
+    show.add_argument("--kind", help="kind, when the id is ambiguous")
+    show.add_argument("--json", action="store_true")
+    validate = pack_commands.add_parser("validate", parents=[common],
+                                        help="check pack files or folders")
+    validate.add_argument("paths", nargs="+", metavar="PATH")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``fitproof`` command; returns the exit code."""
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(argv)
+    if args.command is None:  # no command: the default scenario
+        args = parser.parse_args(["estimate", *argv])
+    try:
+        if args.command == "estimate":
+            return _estimate(args)
+        if args.command == "explain":
+            return _explain(args)
+        if args.command == "packs":
+            if args.packs_command is None:
+                parser.parse_args(["packs", "--help"])
+            return _packs(args)
+    except InputError as exc:
+        print(f"fitproof: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except PackError as exc:
+        count = len(exc.problems)
+        print(f"fitproof: {count} problem{'s' if count != 1 else ''} in packs:", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return exc.exit_code
+    except FitproofError as exc:
+        print(f"fitproof: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+def _registry(args, extra_dirs: Sequence[str] = ()):
+    from .registry import load_registry
+
+    registry = load_registry([*args.pack_dir, *extra_dirs], plugins=not args.no_plugins)
+    for warning in registry.warnings:
+        print(f"fitproof: warning: {warning}", file=sys.stderr)
+    if registry.warnings and args.strict:
+        raise PackError([])
+    return registry
+
+
+def _scenario(args, registry):
+    from .scenario import resolve_scenario
+
+    inputs = {name: getattr(args, name) for name in _INPUT_OPTIONS}
+    origins = {name: f"command line ({option})" for name, option in _INPUT_OPTIONS.items()}
+    return resolve_scenario(registry, model=args.model, hardware=args.hardware,
+                            quant=args.quant, kv=args.kv, engine=args.engine,
+                            inputs=inputs, input_origins=origins)
+
+
+def _estimate(args) -> int:
+    from .estimate import Estimate
+
+    registry = _registry(args)
+    result = Estimate(registry, _scenario(args, registry))
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        from .renderers.estimate_text import render_estimate
+
+        print(render_estimate(result))
+    return 0
+
+
+def _explain(args) -> int:
+    from .estimate import Estimate
+    from .renderers import explain as render
+
+    registry = _registry(args)
+    result = Estimate(registry, _scenario(args, registry))
+    derivation = result.derivation(args.quantity)
+    if args.format == "json":
+        print(json.dumps(render.to_dict(derivation), indent=2, ensure_ascii=False))
+    elif args.format == "latex":
+        print(render.render_latex(derivation), end="")
+    elif args.format == "markdown":
+        print(render.render_markdown(derivation), end="")
+    else:
+        print(render.render_text(derivation))
+    return 0
+
+
+def _packs(args) -> int:
+    from .renderers import packs as render
+
+    if args.packs_command == "validate":
+        from .validate import validate_paths
+
+        report = validate_paths(args.paths, plugins=not args.no_plugins)
+        print(render.render_validation(report))
+        return 0 if report.ok else 1
+    registry = _registry(args)
+    if args.packs_command == "list":
+        packs = [p for p in registry.packs if not args.kind or p.kind == args.kind]
+        if args.kind and not packs:
+            kinds = sorted({p.kind for p in registry.packs})
+            raise InputError(f"no packs of kind {args.kind!r}; kinds are {', '.join(kinds)}")
+        if args.json:
+            print(json.dumps([render.pack_summary(p) for p in packs], indent=2,
+                             ensure_ascii=False))
+        else:
+            print(render.render_list(packs))
+        return 0
+    pack = render.find_pack(registry, args.id, args.kind)
+    if args.json:
+        print(json.dumps(render.pack_detail(pack), indent=2, ensure_ascii=False))
+    else:
+        print(render.render_show(registry, pack))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

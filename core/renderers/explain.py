@@ -1,0 +1,168 @@
+"""Renderers of a derivation: text for the terminal, Markdown, LaTeX and JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..derivation import Derivation
+from ..numbers import format_number
+
+_WIDTH = 100
+
+
+def _value(d: Derivation) -> str:
+    if d.value is None:
+        return d.missing if d.kind == "value" and d.missing else \
+            (f"unknown ({d.missing})" if d.missing else "unknown")
+    unit = "" if d.unit in ("1", "") else f" {d.unit}"
+    if d.unit == "bool":
+        return "true" if d.value else "false"
+    return f"{format_number(d.value)}{unit}"
+
+
+def _head(d: Derivation, indent: str) -> str:
+    left = f"{indent}{d.name} = {_value(d)}"
+    gap = max(2, _WIDTH - len(left) - len(d.location))
+    return f"{left}{' ' * gap}{d.location}"
+
+
+def render_text(root: Derivation) -> str:
+    """The derivation as an indented tree, with file:line on every step.
+
+    A step that appears again is shown once in full and later as ``(see above)``.
+    """
+    lines: list[str] = []
+    seen: set[str] = set()
+
+    def emit(d: Derivation, depth: int) -> None:
+        indent = "  " * depth
+        lines.append(_head(d, indent))
+        if d.name in seen and d.inputs:
+            lines.append(f"{indent}  (see above)")
+            return
+        seen.add(d.name)
+        if depth == 0 and d.description:
+            lines.append(f"{indent}  {d.description}")
+        if d.kind == "formula":
+            lines.append(f"{indent}  = {d.written}")
+            if d.substituted != d.written:
+                lines.append(f"{indent}  = {d.substituted}")
+        elif d.kind == "selection":
+            lines.append(f"{indent}  {d.description}")
+            lines.append(f"{indent}  = {d.written}")
+            if d.substituted:
+                lines.append(f"{indent}  = {d.substituted}")
+        for note in _notes(d):
+            lines.append(f"{indent}  {note}")
+        for child in d.inputs:
+            emit(child, depth + 1)
+
+    emit(root, 0)
+    lines.extend(_footer(root))
+    return "\n".join(lines)
+
+
+def _footer(root: Derivation) -> list[str]:
+    """Sources shared by a whole pack, listed once per pack file."""
+    by_file: dict[str, tuple[str, ...]] = {}
+    for _, d in root.walk():
+        if d.inherited_sources and d.sources:
+            by_file.setdefault(d.location.rpartition(":")[0] or d.location, d.sources)
+    if not by_file:
+        return []
+    lines = ["", "Sources of pack figures without their own source:"]
+    for file, sources in by_file.items():
+        lines.append(f"  {file}")
+        lines.extend(f"    {source}" for source in sources)
+    return lines
+
+
+def _notes(d: Derivation) -> list[str]:
+    notes = []
+    if d.kind == "input":
+        notes.append(f"scenario input: {d.description}")
+    if not d.inherited_sources:
+        for source in d.sources:
+            notes.append(f"source: {source}")
+    if d.note:
+        notes.append(f"note: {d.note}")
+    if d.approximate:
+        notes.append("approximate: fitted or estimated, not a published figure")
+    for location in d.replaced:
+        notes.append(f"overrides the definition at {location}")
+    return notes
+
+
+def to_dict(d: Derivation, *, symbolic: bool = True) -> dict[str, Any]:
+    """The derivation as nested JSON-ready dicts."""
+    result: dict[str, Any] = {
+        "name": d.name, "value": d.value, "unit": d.unit, "kind": d.kind,
+        "source": d.location,
+    }
+    if d.description:
+        result["description"] = d.description
+    if d.kind in ("formula", "selection"):
+        result["written"] = d.written
+        result["substituted"] = d.substituted
+        if symbolic and d.formula is not None:
+            result["symbolic"] = d.symbolic()
+            result["latex"] = d.latex()
+    if d.sources:
+        result["citations"] = list(d.sources)
+    if d.note:
+        result["note"] = d.note
+    if d.approximate:
+        result["approximate"] = True
+    if d.missing:
+        result["missing"] = d.missing
+    if d.replaced:
+        result["overrides"] = list(d.replaced)
+    result["inputs"] = [to_dict(child, symbolic=symbolic) for child in d.inputs]
+    return result
+
+
+def render_markdown(root: Derivation) -> str:
+    """The derivation as a nested Markdown list, formulas in code spans."""
+    lines: list[str] = []
+    seen: set[str] = set()
+
+    def emit(d: Derivation, depth: int) -> None:
+        indent = "  " * depth
+        lines.append(f"{indent}- **`{d.name}` = {_value(d)}** — `{d.location}`")
+        if d.name in seen and d.inputs:
+            lines.append(f"{indent}  (see above)")
+            return
+        seen.add(d.name)
+        if d.kind in ("formula", "selection"):
+            lines.append(f"{indent}  `{d.written}`  ")
+            if d.substituted:
+                lines.append(f"{indent}  `= {d.substituted}`")
+        for note in _notes(d):
+            lines.append(f"{indent}  {note}  ")
+        for child in d.inputs:
+            emit(child, depth + 1)
+
+    emit(root, 0)
+    lines.extend(_footer(root))
+    return "\n".join(lines) + "\n"
+
+
+def render_latex(root: Derivation) -> str:
+    """Each formula step as a LaTeX align line: symbolic form = substituted values = result."""
+    rows: list[str] = []
+    seen: set[str] = set()
+
+    def emit(d: Derivation) -> None:
+        if d.name in seen or d.kind != "formula":
+            return
+        seen.add(d.name)
+        name = r"\mathrm{" + d.name.replace("_", r"\_") + "}"
+        unit = "" if d.unit in ("1", "") else r"\ \mathrm{" + d.unit.replace("%", r"\%") + "}"
+        value = format_number(d.value) if d.value is not None else "?"
+        substituted = d.substituted.replace("**", "^").replace("*", r" \cdot ").replace("_", r"\_")
+        rows.append(f"{name} &= {d.latex()} \\\\\n  &= \\texttt{{{substituted}}} = {value}{unit}")
+        for child in d.inputs:
+            emit(child)
+
+    emit(root)
+    return "\\begin{align*}\n  " + " \\\\\n  ".join(rows) + "\n\\end{align*}\n"

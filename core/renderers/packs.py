@@ -1,0 +1,107 @@
+"""Rendering for ``fitproof packs list|show|validate``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from ..errors import InputError, UnknownIdError
+from ..registry import LoadedPack, Registry
+from ..validate import ValidationReport
+
+
+def pack_summary(pack: LoadedPack) -> dict[str, Any]:
+    """``id``, ``kind``, ``name``, ``source`` (file) and ``origin`` (who provided it)."""
+    return {"id": pack.id, "kind": pack.kind, "name": pack.name, "source": pack.path,
+            "origin": pack.origin}
+
+
+def render_list(packs: list[LoadedPack]) -> str:
+    rows = [(p.kind, p.id, p.name, p.path) for p in packs]
+    widths = [max(len(r[i]) for r in rows) if rows else 0 for i in range(3)]
+    lines = [f"{k:<{widths[0]}}  {i:<{widths[1]}}  {n:<{widths[2]}}  {s}" for k, i, n, s in rows]
+    lines.append(f"{len(packs)} pack{'s' if len(packs) != 1 else ''}")
+    return "\n".join(lines)
+
+
+def find_pack(registry: Registry, name: str, kind: str | None) -> LoadedPack:
+    """The pack called ``name`` (id or alias), of ``kind`` when given."""
+    kinds = {"model": "model", "hardware": "hardware", "provider": "provider",
+             "engine": "engine", "scenario": "scenario"}
+    matches = [p for p in registry.packs if p.id == name and (not kind or p.kind == kind)]
+    if not matches:
+        for pack_kind in ([kind] if kind else list(kinds)):
+            try:
+                found = registry.resolve(pack_kind, name)
+            except (UnknownIdError, KeyError):
+                continue
+            matches = [p for p in registry.packs if p.kind == pack_kind and p.id == found]
+            if matches:
+                break
+    if not matches:
+        import difflib
+
+        ids = sorted({p.id for p in registry.packs if not kind or p.kind == kind})
+        close = difflib.get_close_matches(name.lower(), ids, n=3, cutoff=0.5)
+        raise UnknownIdError(kind or "pack", name, close)
+    if len(matches) > 1:
+        raise InputError(f"{name!r} is the id of several packs "
+                         f"({', '.join(p.kind for p in matches)}); add --kind")
+    return matches[0]
+
+
+def pack_detail(pack: LoadedPack) -> dict[str, Any]:
+    data = attrs.asdict(pack.obj, filter=lambda a, v: a.name != "pack" and v not in (None, (), {}))
+    return {**pack_summary(pack), "content": data}
+
+
+def render_show(registry: Registry, pack: LoadedPack) -> str:
+    lines = [f"{pack.kind} {pack.id}: {pack.name}",
+             f"  file:   {pack.path}",
+             f"  from:   {pack.origin}"]
+    obj = pack.obj
+    for field in attrs.fields(type(obj)):
+        if field.name in ("pack", "id", "kind", "name"):
+            continue
+        value = getattr(obj, field.name)
+        if value in (None, (), {}, ""):
+            continue
+        line = obj.pack.line_of(field.name)
+        lines.append(f"  {field.name}: {_short(value)}  (line {line})")
+    return "\n".join(lines)
+
+
+def _short(value: Any) -> str:
+    if attrs.has(type(value)) and hasattr(value, "value"):
+        text = f"{value.value:g}"
+        if getattr(value, "approximate", False):
+            text += " (approximate)"
+        return text
+    if isinstance(value, (tuple, list)):
+        return ", ".join(_short(v) for v in value) if len(value) < 6 else f"{len(value)} entries"
+    if isinstance(value, dict):
+        return ", ".join(value) if len(value) < 12 else f"{len(value)} entries"
+    if attrs.has(type(value)):
+        return type(value).__name__
+    text = str(value)
+    return text if len(text) < 90 else text[:87] + "..."
+
+
+def render_validation(report: ValidationReport) -> str:
+    lines = []
+    for result in report.files:
+        if result.problems:
+            lines.extend(str(p) for p in result.problems)
+        else:
+            lines.append(f"{result.path}: ok ({result.kind} {result.id})")
+    for problem in report.context:
+        lines.append(f"{problem}")
+    for warning in report.warnings:
+        lines.append(f"warning: {warning}")
+    bad = sum(1 for r in report.files if r.problems)
+    total = len(report.files)
+    verdict = "all valid" if report.ok else f"{bad} with problems" if bad else \
+        "problems when combined with the installed packs"
+    lines.append(f"{total} pack file{'s' if total != 1 else ''} checked: {verdict}")
+    return "\n".join(lines)

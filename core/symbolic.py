@@ -1,0 +1,133 @@
+"""Formula trees as sympy expressions, for the symbolic and LaTeX forms of derivations.
+
+Built node by node from the whitelisted tree with ``evaluate=False``: pack text never
+reaches ``sympify``. sympy is imported only here, and only when a derivation is rendered.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy
+from sympy.printing.latex import LatexPrinter
+from sympy.printing.str import StrPrinter
+
+from .formula_parser import Binary, BoolOp, Call, Compare, Cond, Formula, Node, Num, Ref, Unary
+
+
+class Round(sympy.Function):
+    """round(x, n), ties away from zero; kept unevaluated."""
+
+    nargs = (1, 2)
+
+    def _sympystr(self, printer):
+        return f"round({', '.join(printer._print(a) for a in self.args)})"
+
+    def _latex(self, printer):
+        digits = f", {printer._print(self.args[1])}" if len(self.args) > 1 else ""
+        return rf"\operatorname{{round}}\left({printer._print(self.args[0])}{digits}\right)"
+
+
+class Coalesce(sympy.Function):
+    """The first argument that is known (the pack gives it)."""
+
+    def _sympystr(self, printer):
+        return f"coalesce({', '.join(printer._print(a) for a in self.args)})"
+
+    def _latex(self, printer):
+        args = ", ".join(printer._print(a) for a in self.args)
+        return rf"\operatorname{{coalesce}}\left({args}\right)"
+
+
+_COMPARE = {"<": sympy.StrictLessThan, "<=": sympy.LessThan, ">": sympy.StrictGreaterThan,
+            ">=": sympy.GreaterThan, "==": sympy.Eq, "!=": sympy.Ne}
+_FUNCS = {"floor": sympy.floor, "ceiling": sympy.ceiling, "sqrt": sympy.sqrt, "abs": sympy.Abs}
+
+
+def _symbol(name: str) -> sympy.Symbol:
+    return sympy.Symbol(name, real=True)
+
+
+def to_sympy(node: Node) -> sympy.Basic:
+    """Convert a parsed formula tree to an unevaluated sympy expression."""
+    if isinstance(node, Num):
+        value = node.value
+        return sympy.Integer(int(value)) if value.is_integer() else sympy.Float(repr(value))
+    if isinstance(node, Ref):
+        return _symbol(node.name)
+    if isinstance(node, Unary):
+        operand = to_sympy(node.operand)
+        if node.op == "-":
+            return sympy.Mul(-1, operand, evaluate=False)
+        if node.op == "+":
+            return operand
+        return sympy.Not(operand, evaluate=False)
+    if isinstance(node, Binary):
+        a, b = to_sympy(node.left), to_sympy(node.right)
+        if node.op == "+":
+            return sympy.Add(a, b, evaluate=False)
+        if node.op == "-":
+            negated = -b if isinstance(node.right, Num) else sympy.Mul(-1, b, evaluate=False)
+            return sympy.Add(a, negated, evaluate=False)
+        if node.op == "*":
+            return sympy.Mul(a, b, evaluate=False)
+        if node.op == "/":
+            return sympy.Mul(a, sympy.Pow(b, -1, evaluate=False), evaluate=False)
+        if node.op == "**":
+            return sympy.Pow(a, b, evaluate=False)
+        if node.op == "//":
+            return sympy.floor(sympy.Mul(a, sympy.Pow(b, -1, evaluate=False), evaluate=False),
+                               evaluate=False)
+        return sympy.Mod(a, b, evaluate=False)
+    if isinstance(node, Compare):
+        operands = [to_sympy(o) for o in node.operands]
+        parts = [_COMPARE[op](operands[i], operands[i + 1], evaluate=False)
+                 for i, op in enumerate(node.ops)]
+        return parts[0] if len(parts) == 1 else sympy.And(*parts, evaluate=False)
+    if isinstance(node, BoolOp):
+        values = [to_sympy(v) for v in node.values]
+        return (sympy.And if node.op == "and" else sympy.Or)(*values, evaluate=False)
+    if isinstance(node, Cond):
+        return sympy.Piecewise((to_sympy(node.body), to_sympy(node.test)),
+                               (to_sympy(node.orelse), True), evaluate=False)
+    if isinstance(node, Call):
+        args = [to_sympy(a) for a in node.args]
+        if node.func == "round":
+            return Round(*args, evaluate=False)
+        if node.func == "coalesce":
+            return Coalesce(*args, evaluate=False)
+        if node.func in ("min", "max"):
+            return (sympy.Min if node.func == "min" else sympy.Max)(*args, evaluate=False)
+        if node.func == "log":
+            return sympy.log(*args, evaluate=False)
+        return _FUNCS[node.func](args[0], evaluate=False)
+    raise AssertionError(f"unknown node {node!r}")
+
+
+class _Str(StrPrinter):
+    def _print_Symbol(self, expr):
+        return expr.name
+
+
+class _Latex(LatexPrinter):
+    def _print_Symbol(self, expr, style="plain"):
+        namespace, _, field = expr.name.rpartition(".")
+        text = r"\mathrm{" + field.replace("_", r"\_") + "}"
+        if namespace:
+            text = r"\mathrm{" + namespace + "}." + text
+        return text
+
+
+@lru_cache(maxsize=512)
+def _expression(formula: Formula) -> sympy.Basic:
+    return to_sympy(formula.tree)
+
+
+def to_text(formula: Formula) -> str:
+    """The formula as sympy prints it, in the author's term order."""
+    return _Str({"order": "none"}).doprint(_expression(formula))
+
+
+def to_latex(formula: Formula) -> str:
+    """The formula in LaTeX, in the author's term order."""
+    return _Latex({"order": "none"}).doprint(_expression(formula))
