@@ -1,0 +1,41 @@
+"""Shared fixtures. Tests never see installed plugins or the user's pack cache."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import fitproof
+
+REPO = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_environment(tmp_path_factory):
+    """A private pack cache and no FITPROOF_PACK_PATH from the developer's shell."""
+    saved = {key: os.environ.get(key) for key in ("FITPROOF_CACHE_DIR", "FITPROOF_PACK_PATH")}
+    os.environ["FITPROOF_CACHE_DIR"] = str(tmp_path_factory.mktemp("fitproof-cache"))
+    os.environ.pop("FITPROOF_PACK_PATH", None)
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+@pytest.fixture(scope="session")
+def registry() -> fitproof.Registry:
+    """The built-in packs only."""
+    return fitproof.load_registry(plugins=False)
+
+
+def write_pack(folder: Path, name: str, text: str) -> Path:
+    """Write a pack file (dedenting is the caller's job) and return its path."""
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
