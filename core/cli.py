@@ -16,7 +16,7 @@ from pathlib import Path
 from . import __version__
 from .errors import FitproofError, InputError, PackError
 
-_TOKENS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
+_TOKENS = re.compile(r"^\s*([-+]?\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
 
 
 def tokens(text: str) -> int:

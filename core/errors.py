@@ -54,9 +54,15 @@ class InputError(FitproofError):
 class UnknownIdError(InputError):
     """A name given by the user matches no pack; suggests the closest ids."""
 
-    def __init__(self, kind: str, name: str, suggestions: list[str]):
+    def __init__(self, kind: str, name: str, suggestions: list[str],
+                 choices: list[str] | None = None):
         self.kind, self.name, self.suggestions = kind, name, suggestions
-        hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+        if choices:
+            hint = f"; choose one of {', '.join(choices)}"
+        elif suggestions:
+            hint = f"; did you mean {', '.join(suggestions)}?"
+        else:
+            hint = ""
         super().__init__(f"unknown {kind} {name!r}{hint}")
 
 

@@ -73,7 +73,7 @@ class Estimate:
             import difflib
 
             names = list(self.registry.graph.formulas) + list(self.registry.graph.inputs)
-            close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+            close = difflib.get_close_matches(name, names, n=2, cutoff=0.8)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise InputError(f"unknown quantity {name!r}{hint}") from None
 

@@ -192,6 +192,8 @@ class _Converter:
             self._check_name(node.id, node)
             return self._ref(node.id, node)
         if isinstance(node, ast.Attribute):
+            if node.attr.startswith("_"):
+                self._check_name(node.attr, node)
             if not isinstance(node.value, ast.Name):
                 raise FormulaSyntaxError("only one level of namespace is allowed "
                                          "(namespace.field)", node.col_offset + 1)

@@ -238,7 +238,7 @@ def _check_names(graph: FormulaGraph) -> list[Problem]:
     def check(refs: Iterable[str], location: str, field: str) -> None:
         for ref in sorted(refs):
             if ref not in known:
-                close = difflib.get_close_matches(ref, sorted(known), n=3, cutoff=0.6)
+                close = difflib.get_close_matches(ref, sorted(known), n=2, cutoff=0.8)
                 hint = f"; did you mean {', '.join(close)}?" if close else ""
                 problems.append(_located(location, field, f"unknown name {ref!r}{hint}"))
 

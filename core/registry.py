@@ -105,6 +105,8 @@ class Registry:
                 return hits[0]
             if len(hits) > 1:
                 raise UnknownIdError(kind, name, hits)
+        if len(names) <= 12:  # a short list is more helpful than a guess
+            raise UnknownIdError(_KIND_WORDS.get(kind, kind), name, [], list(names))
         options = {option.casefold(): key for key, opts in names.items() for option in opts}
         close = difflib.get_close_matches(wanted.casefold(), list(options), n=6, cutoff=0.5)
         suggestions = list(dict.fromkeys(options[c] for c in close))[:3]

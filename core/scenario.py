@@ -95,7 +95,7 @@ def _check_input(name: str, value: Any, definition, registry: Registry) -> float
         raise InputError(f"{name} must be a finite number (got {value!r})")
     if definition.type == "integer" and not number.is_integer():
         raise InputError(f"{name} must be a whole number (got {value!r})")
-    unit = f" {definition.unit}" if definition.unit not in ("1", "%") else definition.unit
+    unit = "%" if definition.unit == "%" else ""
     shown = int(number) if number.is_integer() else number
     if definition.minimum is not None and number < definition.minimum:
         raise InputError(f"{name} must be at least {_plain(definition.minimum)}{unit} "

@@ -102,7 +102,11 @@ def _explain(error, doc: YamlDocument) -> Iterator[Problem]:
         return
     if validator == "required":
         missing = [key for key in value if isinstance(instance, dict) and key not in instance]
+        known = set(error.schema.get("properties", {}))
+        extra = [k for k in instance if k not in known] if isinstance(instance, dict) else []
         for key in missing:
+            if difflib.get_close_matches(key, extra, n=1, cutoff=0.6):
+                continue  # reported as a misspelt field that suggests this one
             yield Problem(f"missing required field '{key}'", doc.file, line, _dotted(path))
         return
     if "propertyNames" in error.absolute_schema_path:

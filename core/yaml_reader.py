@@ -94,6 +94,7 @@ def read_yaml(raw: bytes, file: str) -> YamlDocument:
         line = nodes[1].start_mark.line + 1
         raise PackError([Problem("a pack file holds exactly one YAML document", file, line)])
     builder = _Builder(file)
+    builder.lines[()] = nodes[0].start_mark.line + 1
     data = builder.build(nodes[0], (), 0)
     if builder.problems:
         raise PackError(builder.problems)
@@ -116,8 +117,12 @@ class _Builder:
 
     def build(self, node: yaml.Node, path: Path, depth: int) -> Any:
         if id(node) in self._seen:
-            self._problem(node, path, "YAML anchors and aliases (&name / *name) are not "
-                                      "allowed in packs; write the value out")
+            anchored = node.start_mark.line + 1
+            field = ".".join(str(p) for p in path) or None
+            self.problems.append(Problem(
+                f"YAML aliases (*name) are not allowed in packs; this repeats the value "
+                f"anchored on line {anchored}: write the value out", self.file,
+                self.lines.get(path[:-1], anchored), field))
             return None
         self._seen.add(id(node))
         if depth > MAX_DEPTH:

@@ -39,3 +39,12 @@ def write_pack(folder: Path, name: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def pack_line(relative: str, key: str) -> str:
+    """``packs/<relative>:<line>`` of the first line that starts with ``key:`` (indented or not)."""
+    path = REPO / "packs" / relative
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip().startswith(f"{key}:"):
+            return f"packs/{relative}:{number}"
+    raise AssertionError(f"{key} not found in {path}")

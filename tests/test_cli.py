@@ -1,0 +1,217 @@
+"""The command line: outputs, the JSON contract, error messages and exit codes."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from fitproof.cli import main
+
+from .conftest import pack_line, write_pack
+
+CONTRACT_QUANTITIES = {
+    "weights_gib", "kv_cache_gib", "overhead_gib", "offload_gib", "total_gib", "total_gb",
+    "usable_gib", "headroom_gib", "utilization", "decode_tps", "prefill_tps", "ttft_s",
+    "cost_per_mtok_usd", "params_total", "params_active", "kv_bytes_per_token",
+}
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["--no-plugins", *argv] if argv and argv[0] != "packs" else
+                [argv[0], argv[1], "--no-plugins", *argv[2:]] if len(argv) > 1 else list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_estimate_json_contract(capsys):
+    code, out, err = run(capsys, "estimate", "qwen3.5-35b-a3b", "--on", "arc-pro-b60", "--json")
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    assert set(data) >= {"scenario", "quantities", "verdict"}
+    assert data["scenario"] == {
+        "model": "qwen3.5-35b-a3b", "hardware": "arc-pro-b60", "quant": "Q4_K_M", "kv": "f16",
+        "engine": "llama.cpp", "context": 8192, "batch": 1, "gpus": 1, "offload": 0,
+        "prompt": 4096, "hours_per_day": 4, "electricity_usd_per_kwh": 0.175}
+    quantities = data["quantities"]
+    assert CONTRACT_QUANTITIES <= set(quantities)
+    for quantity in quantities.values():
+        assert set(quantity) == {"value", "unit", "source"}
+    assert quantities["total_gib"] == {"value": 21.28, "unit": "GiB",
+                                       "source": pack_line("formulas/memory.yaml", "total_gib")}
+    assert quantities["utilization"]["value"] == pytest.approx(21.28 / 24)
+    assert quantities["kv_bytes_per_token"]["value"] == 20480
+    assert quantities["params_active"]["value"] == 3e9
+    assert data["verdict"]["id"] == "fits"
+    assert data["verdict"]["label"] == "Fits with Safe Headroom"
+
+
+def test_estimate_text_is_the_headline_card(capsys):
+    code, out, _ = run(capsys, "estimate", "Qwen3.5-35B-A3B", "--on", "Arc Pro B60")
+    assert code == 0
+    assert "Fits with Safe Headroom" in out
+    assert "Required                  21.28 GiB (22.85 GB)" in out
+    assert "Headroom                  +1.52 GiB (89% utilization)" in out
+    assert "Decode                    ~98 tok/s" in out
+    assert "Prefill                   ~8667 tok/s" in out
+    assert "~473 ms for a 4,096-token prompt" in out
+    assert "Per 1M tokens             $0.54 at $0.19/h" in out
+
+
+def test_no_arguments_show_the_default_scenario(capsys):
+    code, out, _ = run(capsys)
+    assert code == 0
+    assert out.startswith("Qwen3.5 35B-A3B on NVIDIA RTX 3090\n")
+    assert "8,192 tokens context" in out
+
+
+def test_context_accepts_k_suffix(capsys):
+    code, out, _ = run(capsys, "estimate", "qwen3.5-35b-a3b", "--on", "rtx-3090",
+                       "--context", "32K", "--json")
+    data = json.loads(out)
+    assert data["scenario"]["context"] == 32768
+    assert data["quantities"]["total_gib"]["value"] == 21.75
+
+
+def test_explain_reaches_pack_values_with_lines(capsys):
+    code, out, _ = run(capsys, "explain", "total_gib", "qwen3.5-35b-a3b", "--on", "rtx-3090")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("total_gib = 21.28 GiB")
+    assert lines[0].endswith(pack_line("formulas/memory.yaml", "total_gib"))
+    assert "  = round(required_gib - offload_gib, 2)" in lines
+    assert "    = round(20.5 + 0.22 + 0.56, 2)" in lines
+    assert any(line.strip().startswith("model.params_total = 35.95e9 params")
+               and line.endswith(pack_line("models/qwen3.5-35b-a3b.yaml", "params_total"))
+               for line in lines)
+    assert any(line.strip().startswith("quant.bpw_body = 4.85 bits/param")
+               and line.endswith("packs/quantizations/weight-formats.yaml:42")
+               for line in lines)
+    assert any(line.strip().startswith("kv.bytes_per_element = 2 bytes") for line in lines)
+
+
+def test_explain_json_has_symbolic_and_latex_forms(capsys):
+    code, out, _ = run(capsys, "explain", "kv_cache_gib", "qwen3.5-35b-a3b", "--on",
+                       "rtx-3090", "--format", "json")
+    data = json.loads(out)
+    assert data["value"] == 0.22
+    assert data["source"] == pack_line("formulas/memory.yaml", "kv_cache_gib")
+    assert data["written"] == ("round(kv_bytes_per_token * context * batch / 2**30 + "
+                               "recurrent_state_gib * batch, 2)")
+    assert data["symbolic"].startswith("round(")
+    assert r"\operatorname{round}" in data["latex"]
+    assert [child["name"] for child in data["inputs"]] == [
+        "kv_bytes_per_token", "context", "batch", "recurrent_state_gib"]
+
+
+def test_explain_latex_and_markdown(capsys):
+    code, out, _ = run(capsys, "explain", "headroom_gib", "qwen3.5-35b-a3b", "--on",
+                       "rtx-3090", "--format", "latex")
+    assert code == 0 and out.startswith("\\begin{align*}")
+    code, out, _ = run(capsys, "explain", "headroom_gib", "qwen3.5-35b-a3b", "--on",
+                       "rtx-3090", "--format", "markdown")
+    headroom = pack_line("formulas/memory.yaml", "headroom_gib")
+    assert out.startswith(f"- **`headroom_gib` = 1.52 GiB** — `{headroom}`")
+
+
+def test_explain_a_selection_shows_the_offer(capsys):
+    code, out, _ = run(capsys, "explain", "cloud_hourly_usd", "qwen3.5-122b-a10b", "--on",
+                       "rtx-pro-6000-blackwell")
+    assert code == 0
+    assert "Vast.ai · 1x A100 80GB SXM (Verified Host · SXM4)" in out
+    assert "offer.hourly_usd = 0.442 USD/h" in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["estimate", "qwen3.5-35b-a3b", "--on", "rtx-3009"],
+     "fitproof: error: unknown hardware 'rtx-3009'; did you mean rtx-3090, rtx-5090, rtx-5080?"),
+    (["estimate", "qwen-35b", "--on", "rtx-3090"],
+     "fitproof: error: unknown model 'qwen-35b'; choose one of qwen3.5-122b-a10b, qwen3.5-35b-a3b"),
+    (["estimate", "--context", "-5"], "fitproof: error: context must be at least 1 (got -5)"),
+    (["estimate", "--batch", "0"], "fitproof: error: batch must be at least 1 (got 0)"),
+    (["estimate", "--gpus", "0"], "fitproof: error: gpus must be at least 1 (got 0)"),
+    (["estimate", "--offload", "150"], "fitproof: error: offload must be at most 100% (got 150)"),
+    (["estimate", "--quant", "Q9"], "fitproof: error: unknown quantization 'Q9'; choose one of "
+                                    "BF16, Q8_0, Q6_K, Q5_K_M, Q4_K_M, IQ4_XS, Q3_K_M, UD-Q2_K_XL"),
+    (["estimate", "--kv", "int3"], "fitproof: error: unknown KV cache type 'int3'; choose one of f16, q8_0, "
+                                   "q4_0, fp8"),
+    (["estimate", "--engine", "vllm", "--kv", "q8_0"],
+     "fitproof: error: vLLM cannot store the KV cache as q8_0; it supports f16, fp8"),
+    (["explain", "total_gbi"], "fitproof: error: unknown quantity 'total_gbi'; did you mean "
+                               "total_gb, total_gib?"),
+])
+def test_bad_input_exits_2_with_one_line(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert err.splitlines() == [message]
+
+
+def test_usage_error_exits_2(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["estimate", "--context", "lots"])
+    assert caught.value.code == 2
+    assert "expected a whole number of tokens such as 8192 or 8K, got 'lots'" in \
+        capsys.readouterr().err
+
+
+def test_broken_pack_exits_1_and_names_file_and_line(capsys, tmp_path):
+    write_pack(tmp_path, "bad.yaml", textwrap.dedent("""\
+        kind: hardware
+        id: bad
+        name: Bad
+        vendor: Nobody
+        source: test
+        unified_memory: false
+        memory_gb: -1
+        memory_bandwidth_gbs: 100
+        """))
+    code, out, err = run(capsys, "estimate", "--pack-dir", str(tmp_path))
+    assert code == 1 and out == ""
+    assert err.splitlines() == [
+        "fitproof: 1 problem in packs:",
+        f"  {tmp_path}/bad.yaml:7: memory_gb: must be greater than 0 (got -1)"]
+
+
+def test_packs_list_json(capsys):
+    code, out, _ = run(capsys, "packs", "list", "--json", "--kind", "hardware")
+    data = json.loads(out)
+    assert len(data) == 50
+    assert {"id", "kind", "name", "source"} <= set(data[0])
+    b60 = next(p for p in data if p["id"] == "arc-pro-b60")
+    assert b60 == {"id": "arc-pro-b60", "kind": "hardware", "name": "Intel Arc Pro B60 24GB",
+                   "source": "packs/hardware/arc-pro-b60.yaml", "origin": "fitproof"}
+
+
+def test_packs_show(capsys):
+    code, out, _ = run(capsys, "packs", "show", "RTX 3090")
+    assert code == 0
+    assert out.startswith("hardware rtx-3090: NVIDIA RTX 3090\n  file:   "
+                          "packs/hardware/rtx-3090.yaml\n")
+    assert "memory_bandwidth_gbs: 936" in out
+
+
+def test_packs_validate(capsys, tmp_path):
+    good = write_pack(tmp_path, "ok-card.yaml", textwrap.dedent("""\
+        kind: hardware
+        id: ok-card
+        name: OK Card
+        vendor: Acme
+        source: test
+        unified_memory: false
+        memory_gb: 8
+        memory_bandwidth_gbs: 100
+        """))
+    code, out, _ = run(capsys, "packs", "validate", str(good))
+    assert code == 0
+    assert out.splitlines() == [f"{good}: ok (hardware ok-card)",
+                                "1 pack file checked: all valid"]
+
+
+def test_packs_validate_the_shipped_packs(capsys):
+    from importlib.resources import files
+
+    code, out, _ = run(capsys, "packs", "validate", str(files("fitproof.packs")))
+    assert code == 0, out
+    assert out.splitlines()[-1].endswith("checked: all valid")

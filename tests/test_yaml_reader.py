@@ -1,0 +1,99 @@
+"""The YAML reader accepts core YAML only and says where anything else stands."""
+
+from __future__ import annotations
+
+import pytest
+
+from fitproof.errors import PackError
+from fitproof.yaml_reader import MAX_PACK_BYTES, read_yaml
+
+
+def problems(text: str | bytes) -> list[str]:
+    raw = text.encode() if isinstance(text, str) else text
+    with pytest.raises(PackError) as caught:
+        read_yaml(raw, "pack.yaml")
+    return [str(p) for p in caught.value.problems]
+
+
+def test_lines_are_kept_for_every_value():
+    doc = read_yaml(b"kind: hardware\nspecs:\n  memory_gb: 24\n  list:\n    - 1\n    - 2\n",
+                    "x.yaml")
+    assert doc.lines[("kind",)] == 1
+    assert doc.lines[("specs",)] == 2
+    assert doc.lines[("specs", "memory_gb")] == 3
+    assert doc.lines[("specs", "list", 1)] == 6
+    assert doc.line_of(("specs", "missing", "deeper")) == 2
+
+
+def test_yaml_1_2_scalars():
+    doc = read_yaml(b"a: 1e9\nb: no\nc: 35.95e9\nd: 2026-11-05\ne: ~\nf: true\ng: '12'\n", "x")
+    assert doc.data == {"a": 1e9, "b": "no", "c": 35.95e9, "d": "2026-11-05", "e": None,
+                        "f": True, "g": "12"}
+
+
+def test_python_tags_are_rejected():
+    assert problems("a: !!python/object/apply:os.system ['touch pwned']\n") == [
+        "pack.yaml:1: a: explicit YAML tag 'tag:yaml.org,2002:python/object/apply:os.system' "
+        "is not allowed"]
+
+
+def test_custom_and_binary_tags_are_rejected():
+    found = problems("a: !custom 1\nb: !!binary aGVsbG8=\n")
+    assert "pack.yaml:1: a: explicit YAML tag '!custom' is not allowed" in found
+    assert "pack.yaml:2: b: explicit YAML tag 'tag:yaml.org,2002:binary' is not allowed" in found
+
+
+def test_alias_bomb_is_rejected_quickly():
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    for index in range(1, 12):
+        previous = chr(ord("a") + index - 1)
+        name = chr(ord("a") + index)
+        lines.append(f"{name}: &{name} [{', '.join(['*' + previous] * 9)}]")
+    found = problems("\n".join(lines) + "\n")
+    assert found[0] == ("pack.yaml:2: b.0: YAML aliases (*name) are not allowed in packs; "
+                        "this repeats the value anchored on line 1: write the value out")
+
+
+def test_merge_keys_are_rejected():
+    found = problems("base: {x: 1}\nother:\n  <<: {x: 2}\n  y: 3\n")
+    assert found == ["pack.yaml:3: other: YAML merge keys (<<) are not allowed in packs"]
+
+
+def test_duplicate_keys_name_both_lines():
+    assert problems("id: a\nname: x\nid: b\n") == [
+        "pack.yaml:3: id: duplicate key (first defined on line 1)"]
+
+
+def test_non_utf8_bytes():
+    assert problems(b"id: a\nname: \xff\xfe\n") == [
+        "pack.yaml:2: not valid UTF-8 (byte 0xff); save the pack as UTF-8"]
+
+
+def test_size_limit():
+    found = problems(b"a: " + b"x" * MAX_PACK_BYTES + b"\n")
+    assert found == [f"pack.yaml: file is {MAX_PACK_BYTES + 4:,} bytes; a pack may be at most "
+                     f"{MAX_PACK_BYTES:,} bytes"]
+
+
+def test_syntax_error_has_a_line():
+    found = problems("a: 1\nb: [1, 2\nc: 3\n")
+    assert found[0].startswith("pack.yaml:3: YAML syntax error:")
+
+
+def test_several_documents_and_empty_files():
+    assert problems("a: 1\n---\nb: 2\n") == [
+        "pack.yaml:3: a pack file holds exactly one YAML document"]
+    assert problems("") == ["pack.yaml:1: file is empty; a pack is one YAML mapping"]
+
+
+def test_huge_numbers_and_infinity():
+    found = problems("a: " + "9" * 50 + "\nb: .inf\nc: 1e999\n")
+    assert found == [
+        "pack.yaml:1: a: number with 50 digits is too long (at most 40)",
+        "pack.yaml:2: b: .inf is not allowed; figures must be finite numbers",
+        "pack.yaml:3: c: number 1e999 is out of range",
+    ]
+
+
+def test_non_string_keys():
+    assert problems("1: a\n") == ["pack.yaml:1: mapping keys must be strings"]
