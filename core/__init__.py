@@ -18,7 +18,7 @@ from os import PathLike
 
 from .derivation import Derivation
 from .errors import EvaluationError, FitproofError, InputError, PackError, Problem, UnknownIdError
-from .estimate import Estimate, Quantity, Verdict
+from .estimate import Batch, Estimate, Quantity, Verdict
 from .hookspecs import hookimpl
 from .registry import Registry, load_registry
 from .scenario import Scenario, resolve_scenario
@@ -27,9 +27,10 @@ from .specs import HardwareSpec, ModelSpec, Provider
 __version__ = "0.1.0"
 
 __all__ = [
-    "Derivation", "Estimate", "EvaluationError", "FitproofError", "HardwareSpec", "InputError",
+    "Batch", "Derivation", "Estimate", "EvaluationError", "FitproofError", "HardwareSpec", "InputError",
     "ModelSpec", "PackError", "Problem", "Provider", "Quantity", "Registry", "Scenario",
-    "UnknownIdError", "Verdict", "estimate", "hookimpl", "load_registry", "resolve_scenario",
+    "UnknownIdError", "Verdict", "estimate", "estimate_many", "hookimpl", "load_registry",
+    "resolve_scenario",
 ]
 
 
@@ -48,3 +49,8 @@ def estimate(model: str | None = None, hardware: str | None = None, *,
     scenario = resolve_scenario(registry, model=model, hardware=hardware, quant=quant, kv=kv,
                                 engine=engine, inputs=inputs)
     return Estimate(registry, scenario)
+
+
+def estimate_many(scenarios: Iterable[Scenario], *, registry: Registry) -> Batch:
+    """Evaluate many resolved scenarios in one vectorised pass (see :class:`Batch`)."""
+    return Batch(registry, list(scenarios))

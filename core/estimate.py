@@ -105,3 +105,38 @@ class Estimate:
                         {"id": None, "label": "Unknown (missing figures)", "source": None}),
             "selections": self.selections(),
         }
+
+
+class Batch:
+    """Many scenarios evaluated together: one pass through the graph, one array per quantity.
+
+    Used for tables (every accelerator × every quantization × every context) where
+    looping over :class:`Estimate` would repeat the same work thousands of times.
+    """
+
+    def __init__(self, registry: Registry, scenarios: list[Scenario]):
+        if not scenarios:
+            raise InputError("no scenarios to evaluate")
+        self.registry = registry
+        self.scenarios = list(scenarios)
+        self.evaluation = Evaluation(registry.graph,
+                                     [scenario_row(registry, s) for s in self.scenarios],
+                                     registry.candidates())
+
+    def values(self, name: str) -> list[float | None]:
+        """Quantity ``name`` for every scenario (``None`` where it cannot be computed)."""
+        import numpy as np
+
+        column = np.broadcast_to(np.asarray(self.evaluation.get(name), dtype=float),
+                                 (len(self.scenarios),))
+        return [float(v) if np.isfinite(v) else None for v in column]
+
+    def verdicts(self) -> list[Verdict | None]:
+        """The verdict of every scenario."""
+        rules = self.registry.graph.verdicts
+        return [Verdict(rules[i].rule.id, rules[i].rule.label, rules[i].location)
+                if i >= 0 else None for i in self.evaluation.verdict_index()]
+
+    def estimate(self, index: int) -> Estimate:
+        """The full :class:`Estimate` (with derivations) of one scenario."""
+        return Estimate(self.registry, self.scenarios[index])

@@ -61,6 +61,7 @@ def render_show(registry: Registry, pack: LoadedPack) -> str:
              f"  file:   {pack.path}",
              f"  from:   {pack.origin}"]
     obj = pack.obj
+    rows = []
     for field in attrs.fields(type(obj)):
         if field.name in ("pack", "id", "kind", "name"):
             continue
@@ -68,7 +69,8 @@ def render_show(registry: Registry, pack: LoadedPack) -> str:
         if value in (None, (), {}, ""):
             continue
         line = obj.pack.line_of(field.name)
-        lines.append(f"  {field.name}: {_short(value)}  (line {line})")
+        rows.append((line, f"  {field.name}: {_short(value)}  (line {line})"))
+    lines.extend(text for _, text in sorted(rows, key=lambda r: r[0]))
     return "\n".join(lines)
 
 
@@ -78,6 +80,8 @@ def _short(value: Any) -> str:
         if getattr(value, "approximate", False):
             text += " (approximate)"
         return text
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, (tuple, list)):
         return ", ".join(_short(v) for v in value) if len(value) < 6 else f"{len(value)} entries"
     if isinstance(value, dict):

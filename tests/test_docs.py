@@ -1,0 +1,48 @@
+"""The documentation stays true: hooks, README commands, CI, and the pack template."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+from fitproof import hookspecs
+from fitproof.validate import validate_paths
+
+from .conftest import REPO
+
+
+def test_every_hook_is_documented():
+    text = (REPO / "docs" / "plugin-hooks.md").read_text(encoding="utf-8")
+    hooks = [name for name, value in inspect.getmembers(hookspecs, inspect.isfunction)
+             if hasattr(value, "fitproof_spec")]
+    assert hooks, "no hooks found"
+    for name in hooks:
+        signature = inspect.signature(getattr(hookspecs, name))
+        heading = f"## `{name}({', '.join(signature.parameters)})`"
+        assert heading in text, f"docs/plugin-hooks.md lacks the section {heading!r}"
+        section = text.split(heading, 1)[1].split("\n## ", 1)[0]
+        for part in ("**Parameters**", "**Returns**", "**Example**", "@fitproof.hookimpl"):
+            assert part in section, f"section {name} lacks {part}"
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    command = ci.strip().splitlines()[-1]
+    assert command.startswith("python3 -m venv .venv")
+    assert command in readme
+
+
+def test_readme_mentions_every_command():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for command in ("fitproof estimate", "fitproof explain", "fitproof packs list",
+                    "fitproof packs show", "fitproof packs validate"):
+        assert re.search(rf"^\$ {command}", readme, re.M), f"README lacks an example of {command}"
+
+
+def test_the_hardware_template_is_a_valid_pack(tmp_path):
+    template = (REPO / "examples" / "hardware-template.yaml").read_text(encoding="utf-8")
+    target = tmp_path / "acme-x1-48gb.yaml"
+    target.write_text(template, encoding="utf-8")
+    report = validate_paths([str(target)], plugins=False)
+    assert report.ok, report
