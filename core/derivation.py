@@ -59,6 +59,22 @@ class Derivation:
 
         return to_latex(self.formula)
 
+    def steps(self) -> Iterator[tuple[int, "Derivation", bool]]:
+        """Yield ``(depth, step, repeated)`` in reading order; a step met again is yielded
+        with ``repeated=True`` and its inputs are not repeated."""
+        seen: set[str] = set()
+
+        def visit(step: "Derivation", depth: int):
+            repeated = step.name in seen and bool(step.inputs)
+            yield depth, step, repeated
+            if repeated:
+                return
+            seen.add(step.name)
+            for child in step.inputs:
+                yield from visit(child, depth + 1)
+
+        yield from visit(self, 0)
+
     def walk(self, depth: int = 0) -> Iterator[tuple[int, "Derivation"]]:
         """Yield ``(depth, derivation)`` for this step and every step below it."""
         yield depth, self

@@ -58,16 +58,9 @@ class SelectionResult:
         return self.candidates[index] if index >= 0 else None
 
 
-_VALUES_CACHE: dict[int, tuple[Entity, dict[str, FieldValue]]] = {}
-
-
 def entity_values(entity: Entity) -> dict[str, FieldValue]:
-    """``entity.values()``, computed once per entity object."""
-    cached = _VALUES_CACHE.get(id(entity))
-    if cached is None or cached[0] is not entity:
-        cached = (entity, entity.values())
-        _VALUES_CACHE[id(entity)] = cached
-    return cached[1]
+    """Formula-readable fields of ``entity`` (computed once per entity)."""
+    return entity.fields
 
 
 def _column(values: Sequence[float]) -> np.ndarray:

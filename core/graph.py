@@ -76,6 +76,7 @@ class FormulaGraph:
     selections: Mapping[str, SelectionNode]
     verdicts: tuple[VerdictNode, ...]
     inputs: Mapping[str, InputNode]
+    _reads: dict[str, frozenset[str]] = attrs.field(factory=dict, eq=False, repr=False)
 
     def selection_of(self, name: str) -> str | None:
         """The selection a ``selection.field`` name reads from, if any."""
@@ -91,15 +92,20 @@ class FormulaGraph:
         selection = self.selection_of(name)
         return frozenset({selection}) if selection else frozenset()
 
-    def depends_on(self, name: str, prefixes: tuple[str, ...], _seen=None) -> bool:
+    def reads(self, name: str) -> frozenset[str]:
+        """Every name ``name`` reads, directly or through other formulas and selections."""
+        cache = self._reads
+        if name not in cache:
+            result: set[str] = set()
+            for dep in self.dependencies(name):
+                result.add(dep)
+                result |= self.reads(dep)
+            cache[name] = frozenset(result)
+        return cache[name]
+
+    def depends_on(self, name: str, prefixes: tuple[str, ...]) -> bool:
         """True when ``name`` reads (transitively) a name starting with one of ``prefixes``."""
-        seen = set() if _seen is None else _seen
-        if name in seen:
-            return False
-        seen.add(name)
-        if name.startswith(prefixes) or name in prefixes:
-            return True
-        return any(self.depends_on(d, prefixes, seen) for d in self.dependencies(name))
+        return any(n.startswith(prefixes) or n in prefixes for n in self.reads(name) | {name})
 
 
 def known_field_names() -> dict[str, str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 import attrs
@@ -72,7 +72,8 @@ class Entity:
     base_path: tuple[str | int, ...] = ()
     default_sources: tuple[str, ...] = ()
 
-    def values(self) -> dict[str, FieldValue]:
+    @cached_property
+    def fields(self) -> dict[str, FieldValue]:
         """Every formula-readable field, NaN where the pack leaves a figure out."""
         result = {}
         for name, unit in namespace_fields(self.namespace).items():

@@ -32,15 +32,12 @@ def render_text(root: Derivation) -> str:
     A step that appears again is shown once in full and later as ``(see above)``.
     """
     lines: list[str] = []
-    seen: set[str] = set()
-
-    def emit(d: Derivation, depth: int) -> None:
+    for depth, d, repeated in root.steps():
         indent = "  " * depth
         lines.append(_head(d, indent))
-        if d.name in seen and d.inputs:
+        if repeated:
             lines.append(f"{indent}  (see above)")
-            return
-        seen.add(d.name)
+            continue
         if depth == 0 and d.description:
             lines.append(f"{indent}  {d.description}")
         if d.kind == "formula":
@@ -52,12 +49,7 @@ def render_text(root: Derivation) -> str:
             lines.append(f"{indent}  = {d.written}")
             if d.substituted:
                 lines.append(f"{indent}  = {d.substituted}")
-        for note in _notes(d):
-            lines.append(f"{indent}  {note}")
-        for child in d.inputs:
-            emit(child, depth + 1)
-
-    emit(root, 0)
+        lines.extend(f"{indent}  {note}" for note in _notes(d))
     lines.extend(_footer(root))
     return "\n".join(lines)
 
@@ -124,25 +116,17 @@ def to_dict(d: Derivation, *, symbolic: bool = True) -> dict[str, Any]:
 def render_markdown(root: Derivation) -> str:
     """The derivation as a nested Markdown list, formulas in code spans."""
     lines: list[str] = []
-    seen: set[str] = set()
-
-    def emit(d: Derivation, depth: int) -> None:
+    for depth, d, repeated in root.steps():
         indent = "  " * depth
         lines.append(f"{indent}- **`{d.name}` = {_value(d)}** — `{d.location}`")
-        if d.name in seen and d.inputs:
+        if repeated:
             lines.append(f"{indent}  (see above)")
-            return
-        seen.add(d.name)
+            continue
         if d.kind in ("formula", "selection"):
             lines.append(f"{indent}  `{d.written}`  ")
             if d.substituted:
                 lines.append(f"{indent}  `= {d.substituted}`")
-        for note in _notes(d):
-            lines.append(f"{indent}  {note}  ")
-        for child in d.inputs:
-            emit(child, depth + 1)
-
-    emit(root, 0)
+        lines.extend(f"{indent}  {note}  " for note in _notes(d))
     lines.extend(_footer(root))
     return "\n".join(lines) + "\n"
 
