@@ -100,10 +100,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     explain = commands.add_parser("explain", parents=[common],
                                   help="show how one quantity is derived, down to pack lines")
-    explain.add_argument("quantity", metavar="QUANTITY", help="e.g. total_gib, decode_tps")
+    explain.add_argument("quantity", metavar="QUANTITY",
+                         help="a quantity (total_gib, decode_tps…), 'verdict', an input or a "
+                              "pack value such as model.params_total")
     _scenario_options(explain)
     explain.add_argument("--format", choices=("text", "json", "latex", "markdown"),
                          default="text")
+    explain.add_argument("--depth", type=whole, metavar="N",
+                         help="show N levels of inputs (default: all, down to pack values)")
 
     packs = commands.add_parser("packs", help="list, show and validate packs")
     pack_commands = packs.add_subparsers(dest="packs_command", metavar="ACTION")
@@ -200,9 +204,9 @@ def _explain(args) -> int:
     elif args.format == "latex":
         print(render.render_latex(derivation), end="")
     elif args.format == "markdown":
-        print(render.render_markdown(derivation), end="")
+        print(render.render_markdown(derivation, args.depth), end="")
     else:
-        print(render.render_text(derivation))
+        print(render.render_text(derivation, args.depth))
     return 0
 
 

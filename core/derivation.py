@@ -122,7 +122,33 @@ class DerivationBuilder:
             self._cache[name] = self._build(name)
         return self._cache[name]
 
+    def _verdict(self) -> Derivation:
+        """Which verdict rule held, and why the rules before it did not."""
+        index = int(self.evaluation.verdict_index()[self.row])
+        steps = []
+        for position, node in enumerate(self.graph.verdicts):
+            refs = list(dict.fromkeys(r.name for r in ordered_refs(node.when)))
+            inputs = tuple(self.derive(r) for r in refs)
+            values = {r: self.evaluation.scalar(r, self.row) for r in refs}
+            truth = float(node.compiled({r: self.evaluation.get(r) for r in refs}).reshape(-1)[
+                self.row] if refs else 1.0)
+            steps.append(Derivation(
+                f"rule {node.rule.id}", _value(truth), "bool", node.location, "formula",
+                description=node.rule.label, written=node.when.text,
+                substituted=substitute(node.when, values, {d.name: d.unit for d in inputs}),
+                inputs=inputs, sources=node.rule.source, formula=node.when))
+            if position == index:
+                break
+        chosen = self.graph.verdicts[index] if index >= 0 else None
+        return Derivation(
+            "verdict", None, "", chosen.location if chosen else "", "verdict",
+            description=chosen.rule.label if chosen else "undecided: a rule needs a missing figure",
+            written="the first rule whose condition holds", inputs=tuple(steps),
+            missing=None if chosen else "a rule depends on a figure no pack gives")
+
     def _build(self, name: str) -> Derivation:
+        if name == "verdict":
+            return self._verdict()
         graph, row = self.graph, self.evaluation.rows[self.row]
         value = self.evaluation.scalar(name, self.row)
         if name in graph.formulas:

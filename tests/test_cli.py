@@ -215,3 +215,23 @@ def test_packs_validate_the_shipped_packs(capsys):
     code, out, _ = run(capsys, "packs", "validate", str(files("fitproof.packs")))
     assert code == 0, out
     assert out.splitlines()[-1].endswith("checked: all valid")
+
+
+def test_explain_verdict_shows_each_rule_tried(capsys):
+    code, out, _ = run(capsys, "explain", "verdict", "qwen3.5-122b-a10b", "--on", "rtx-3090",
+                       "--depth", "1")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("verdict = Exceeds Available GPU Memory")
+    assert "  = the first rule whose condition holds" in lines
+    assert lines[2].startswith("  rule exceeds = true")
+    assert "    = 70.03 > 22.8" in lines
+    assert not any("rule fits" in line for line in lines)
+
+
+def test_explain_depth_limits_the_tree(capsys):
+    code, out, _ = run(capsys, "explain", "total_gib", "--depth", "0")
+    assert code == 0
+    assert [line for line in out.splitlines() if line.strip() and not line.startswith(" ")
+            and not line.startswith("Sources")][0].startswith("total_gib = 21.28 GiB")
+    assert "required_gib = " not in out

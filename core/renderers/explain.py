@@ -11,6 +11,8 @@ _WIDTH = 100
 
 
 def _value(d: Derivation) -> str:
+    if d.kind == "verdict":
+        return d.description
     if d.value is None:
         return d.missing if d.kind == "value" and d.missing else \
             (f"unknown ({d.missing})" if d.missing else "unknown")
@@ -26,20 +28,24 @@ def _head(d: Derivation, indent: str) -> str:
     return f"{left}{' ' * gap}{d.location}"
 
 
-def render_text(root: Derivation) -> str:
+def render_text(root: Derivation, max_depth: int | None = None) -> str:
     """The derivation as an indented tree, with file:line on every step.
 
     A step that appears again is shown once in full and later as ``(see above)``.
     """
     lines: list[str] = []
     for depth, d, repeated in root.steps():
+        if max_depth is not None and depth > max_depth:
+            continue
         indent = "  " * depth
         lines.append(_head(d, indent))
         if repeated:
             lines.append(f"{indent}  (see above)")
             continue
-        if depth == 0 and d.description:
+        if depth == 0 and d.description and d.kind != "verdict":
             lines.append(f"{indent}  {d.description}")
+        if d.kind == "verdict":
+            lines.append(f"{indent}  = {d.written}")
         if d.kind == "formula":
             lines.append(f"{indent}  = {d.written}")
             if d.substituted != d.written:
@@ -50,14 +56,16 @@ def render_text(root: Derivation) -> str:
             if d.substituted:
                 lines.append(f"{indent}  = {d.substituted}")
         lines.extend(f"{indent}  {note}" for note in _notes(d))
-    lines.extend(_footer(root))
+    lines.extend(_footer(root, max_depth))
     return "\n".join(lines)
 
 
-def _footer(root: Derivation) -> list[str]:
+def _footer(root: Derivation, max_depth: int | None = None) -> list[str]:
     """Sources shared by a whole pack, listed once per pack file."""
     by_file: dict[str, tuple[str, ...]] = {}
-    for _, d in root.walk():
+    for depth, d in root.walk():
+        if max_depth is not None and depth > max_depth:
+            continue
         if d.inherited_sources and d.sources:
             by_file.setdefault(d.location.rpartition(":")[0] or d.location, d.sources)
     if not by_file:
@@ -113,10 +121,12 @@ def to_dict(d: Derivation, *, symbolic: bool = True) -> dict[str, Any]:
     return result
 
 
-def render_markdown(root: Derivation) -> str:
+def render_markdown(root: Derivation, max_depth: int | None = None) -> str:
     """The derivation as a nested Markdown list, formulas in code spans."""
     lines: list[str] = []
     for depth, d, repeated in root.steps():
+        if max_depth is not None and depth > max_depth:
+            continue
         indent = "  " * depth
         lines.append(f"{indent}- **`{d.name}` = {_value(d)}** — `{d.location}`")
         if repeated:
@@ -127,7 +137,7 @@ def render_markdown(root: Derivation) -> str:
             if d.substituted:
                 lines.append(f"{indent}  `= {d.substituted}`")
         lines.extend(f"{indent}  {note}  " for note in _notes(d))
-    lines.extend(_footer(root))
+    lines.extend(_footer(root, max_depth))
     return "\n".join(lines) + "\n"
 
 
