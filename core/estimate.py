@@ -10,6 +10,9 @@ import attrs
 from .derivation import Derivation, DerivationBuilder
 from .errors import InputError
 from .evaluator import Evaluation
+
+# Namespaces bound only while a selection looks at its candidates.
+CANDIDATE_ONLY = ("offer.", "provider.")
 from .registry import Registry
 from .scenario import Scenario, scenario_row
 
@@ -47,6 +50,8 @@ class Estimate:
         graph = registry.graph
         self.quantities: dict[str, Quantity] = {}
         for name, node in graph.formulas.items():
+            if graph.depends_on(name, CANDIDATE_ONLY):
+                continue  # defined per cloud offer, shown in tables, not for the scenario
             value = self.evaluation.scalar(name)
             definition = node.definition
             self.quantities[name] = Quantity(

@@ -47,20 +47,49 @@ class Candidate:
 
 @attrs.frozen
 class SelectionResult:
-    """Per row: index of the chosen candidate (or -1) and how many candidates qualified."""
+    """Per row: index of the chosen candidate (or -1) and how many candidates qualified.
+
+    ``groups`` holds one such index array per group for selections with ``group_by``.
+    """
 
     candidates: tuple[Candidate, ...]
     chosen: np.ndarray
     qualifying: np.ndarray
+    groups: Mapping[str, np.ndarray] = attrs.field(factory=dict)
 
     def choice(self, row: int = 0) -> Candidate | None:
         index = int(self.chosen[row])
         return self.candidates[index] if index >= 0 else None
 
+    def group_choices(self, row: int = 0) -> dict[str, Candidate | None]:
+        """Per group, the chosen candidate of ``row``."""
+        return {group: (self.candidates[int(chosen[row])] if chosen[row] >= 0 else None)
+                for group, chosen in self.groups.items()}
+
+
+def choose(ok: np.ndarray, keys: Sequence[np.ndarray]) -> np.ndarray:
+    """Per row, the first column that is ``ok`` and smallest by ``keys`` in order.
+
+    Unknown (NaN) keys sort after known ones. Returns -1 where no column is ok.
+    """
+    mask = ok.copy()
+    for key in keys:
+        key = np.where(mask, np.nan_to_num(key, nan=np.inf, posinf=np.inf), np.inf)
+        best = key.min(axis=1, keepdims=True)
+        mask &= key == best
+    return np.where(mask.any(axis=1), np.argmax(mask, axis=1), -1)
+
 
 def entity_values(entity: Entity) -> dict[str, FieldValue]:
     """Formula-readable fields of ``entity`` (computed once per entity)."""
     return entity.fields
+
+
+def _collection(definition) -> str:
+    """Key of the candidate list a selection draws from (hardware sets carry their sizes)."""
+    if definition.gpus:
+        return f"{definition.candidates}x" + ",".join(str(n) for n in definition.gpus)
+    return definition.candidates
 
 
 def _column(values: Sequence[float]) -> np.ndarray:
@@ -77,8 +106,7 @@ class Evaluation:
         self.candidates = candidates
         self.values: dict[str, np.ndarray] = {}
         self.selections: dict[str, SelectionResult] = {}
-        self._parent: Evaluation | None = None
-        self._rebound: tuple[str, ...] = ()
+        self._children: dict[str, _CandidateEvaluation] = {}
         self._bind_rows()
 
     def _bind_rows(self) -> None:
@@ -113,22 +141,26 @@ class Evaluation:
         if name in self.selections:
             return self.selections[name]
         node = self.graph.selections[name]
-        candidates = tuple(self.candidates.get(node.definition.candidates, ()))
+        definition = node.definition
+        candidates = tuple(self.candidates.get(_collection(definition), ()))
         rows = len(self.rows)
-        exposed = CANDIDATE_NAMESPACES[node.definition.candidates]
+        exposed = CANDIDATE_NAMESPACES[definition.candidates]
+        groups: dict[str, np.ndarray] = {}
         if candidates:
-            child = _CandidateEvaluation(self, candidates, exposed)
-            where = np.broadcast_to(node.where_compiled(child.env()), (rows, len(candidates)))
-            key = np.broadcast_to(node.minimize_compiled(child.env()), (rows, len(candidates)))
-            ok = (where == 1) & np.isfinite(key)
-            index = np.argmin(np.where(ok, key, np.inf), axis=1)
-            found = ok[np.arange(rows), index]
-            chosen = np.where(found, index, -1)
+            child = self.over(name)
+            shape = (rows, len(candidates))
+            ok = np.broadcast_to(node.where_compiled(child.env()), shape) == 1
+            keys = [np.broadcast_to(key(child.env()), shape) for key in node.minimize_compiled]
+            chosen = choose(ok, keys)
             qualifying = ok.sum(axis=1)
+            if definition.group_by:
+                labels = np.array([c.entities[definition.group_by].id for c in candidates])
+                for group in dict.fromkeys(labels):
+                    groups[str(group)] = choose(ok & (labels == group)[None, :], keys)
         else:
             chosen = np.full(rows, -1)
             qualifying = np.zeros(rows, dtype=int)
-        result = SelectionResult(candidates, chosen, qualifying)
+        result = SelectionResult(candidates, chosen, qualifying, groups)
         self.selections[name] = result
         for namespace in reversed(exposed):
             for field in namespace_fields(namespace):
@@ -136,7 +168,21 @@ class Evaluation:
                                   for c in candidates]) if candidates else _column([])
                 picked = column[np.maximum(chosen, 0)] if candidates else np.full(rows, np.nan)
                 self.values[f"{name}.{field}"] = np.where(chosen >= 0, picked, np.nan)
+        if "gpus" in self.graph.inputs and candidates:
+            devices = _column([c.inputs["gpus"].value if "gpus" in c.inputs else np.nan
+                               for c in candidates])
+            self.values[f"{name}.gpus"] = np.where(chosen >= 0, devices[np.maximum(chosen, 0)],
+                                                   np.nan)
         return result
+
+    def over(self, selection: str) -> "_CandidateEvaluation":
+        """The graph evaluated for every row × every candidate of ``selection``."""
+        if selection not in self._children:
+            definition = self.graph.selections[selection].definition
+            candidates = tuple(self.candidates.get(_collection(definition), ()))
+            self._children[selection] = _CandidateEvaluation(
+                self, candidates, CANDIDATE_NAMESPACES[definition.candidates])
+        return self._children[selection]
 
     def verdict_index(self) -> np.ndarray:
         """Per row, the index of the first verdict rule that holds (-1 when undecidable)."""
@@ -170,8 +216,10 @@ class _CandidateEvaluation:
                  namespaces: tuple[str, ...]):
         self.parent = parent
         self.graph = parent.graph
+        self.candidates = tuple(candidates)
         self.prefixes = tuple(f"{ns}." for ns in namespaces)
-        overridden = {name for c in candidates for name in c.inputs}
+        overridden = set.intersection(*(set(c.inputs) for c in candidates)) if candidates \
+            else set()
         self.rebound = self.prefixes + tuple(sorted(overridden))
         self.values: dict[str, np.ndarray] = {}
         for namespace in namespaces:
@@ -179,11 +227,14 @@ class _CandidateEvaluation:
                 self.values[f"{namespace}.{field}"] = _column(
                     [entity_values(c.entities[namespace])[field].value for c in candidates])[None, :]
         for name in overridden:
-            self.values[name] = _column([c.inputs[name].value if name in c.inputs
-                                         else float(parent.scalar(name)) for c in candidates])[None, :]
+            self.values[name] = _column([c.inputs[name].value for c in candidates])[None, :]
 
     def env(self) -> "_CandidateEnv":
         return _CandidateEnv(self)
+
+    def values_of(self, name: str) -> np.ndarray:
+        """``name`` for every row × candidate."""
+        return np.broadcast_to(self.get(name), (len(self.parent.rows), len(self.candidates)))
 
     def get(self, name: str) -> np.ndarray:
         if name in self.values:

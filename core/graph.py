@@ -21,7 +21,7 @@ from .specs import (FormulaDef, FormulaPack, InputDef, InputPack, SelectionDef, 
 
 # What a selection over each collection exposes as <selection>.<field>.
 CANDIDATE_NAMESPACES: dict[str, tuple[str, ...]] = {
-    "offers": ("offer", "hardware"),
+    "offers": ("offer", "hardware", "provider"),
     "hardware": ("hardware",),
 }
 
@@ -43,14 +43,14 @@ class SelectionNode:
     name: str
     definition: SelectionDef
     where: Formula
-    minimize: Formula
+    minimize: tuple[Formula, ...]
     location: str
     where_compiled: Compiled = attrs.field(eq=False, repr=False)
-    minimize_compiled: Compiled = attrs.field(eq=False, repr=False)
+    minimize_compiled: tuple[Compiled, ...] = attrs.field(eq=False, repr=False)
 
     @property
     def refs(self) -> frozenset[str]:
-        return self.where.refs | self.minimize.refs
+        return self.where.refs.union(*(key.refs for key in self.minimize))
 
 
 @attrs.frozen
@@ -93,13 +93,18 @@ class FormulaGraph:
         return frozenset({selection}) if selection else frozenset()
 
     def reads(self, name: str) -> frozenset[str]:
-        """Every name ``name`` reads, directly or through other formulas and selections."""
+        """Every name ``name`` reads, directly or through other formulas.
+
+        A selection's result is a boundary: it is computed with its own candidates bound,
+        so what its condition reads does not count as read by the formulas using it.
+        """
         cache = self._reads
         if name not in cache:
             result: set[str] = set()
-            for dep in self.dependencies(name):
-                result.add(dep)
-                result |= self.reads(dep)
+            if name in self.formulas:
+                for dep in self.formulas[name].formula.refs:
+                    result.add(dep)
+                    result |= self.reads(dep)
             cache[name] = frozenset(result)
         return cache[name]
 
@@ -172,17 +177,19 @@ def build_graph(formula_packs: Iterable[FormulaPack], selection_packs: Iterable[
             field = f"selections.{name}"
             where = _parse(definition.where, pack.pack.at("selections", name, "where"),
                            f"{field}.where", problems)
-            minimize = _parse(definition.minimize, pack.pack.at("selections", name, "minimize"),
-                              f"{field}.minimize", problems)
-            if where is None or minimize is None:
+            minimize = tuple(
+                _parse(key, pack.pack.at("selections", name, "minimize"),
+                       f"{field}.minimize", problems) for key in definition.minimize)
+            if where is None or None in minimize:
                 continue
             if name in selections and not definition.override:
                 problems.append(_located(
                     location, field, f"selection {name!r} is already defined at "
                     f"{selections[name].location}; add 'override: true' to replace it"))
                 continue
-            selections[name] = SelectionNode(name, definition, where, minimize, location,
-                                             compile_tree(where.tree), compile_tree(minimize.tree))
+            selections[name] = SelectionNode(
+                name, definition, where, minimize, location, compile_tree(where.tree),
+                tuple(compile_tree(key.tree) for key in minimize))
 
     verdicts: list[VerdictNode] = []
     verdict_location = ""

@@ -25,7 +25,9 @@ NAMESPACES: dict[str, tuple[str, tuple[str, ...]]] = {
     "quant": ("quantization", ("formats", "*")),
     "kv": ("kv_cache", ("types", "*")),
     "engine": ("engine", ()),
+    "workload": ("workload", ()),
     "offer": ("provider", ("offers", "*")),
+    "provider": ("provider", ()),
 }
 
 

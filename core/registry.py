@@ -17,11 +17,12 @@ from .loader import (PackSource, cache_entry, cache_file, find_pack_files, load_
                      read_cache, write_cache)
 from .namespaces import Entity, FieldValue
 from .plugins import PluginSet, collect_pack_roots, local_pack_roots, plugin_manager
-from .specs import (EngineSpec, FormulaPack, HardwareSpec, InputPack, KVCachePack, KVCacheType,
-                    ModelSpec, Provider, QuantFormat, QuantizationPack, ScenarioPack,
-                    SelectionPack, VerdictPack)
+from .specs import (CatalogPack, EngineSpec, FormulaPack, HardwareSpec, InputPack, KVCachePack,
+                    KVCacheType, ModelSpec, Provider, QuantFormat, QuantizationPack, ReportPack,
+                    ScenarioPack, SelectionPack, VerdictPack, WorkloadSpec)
 
-KINDS_WITH_NAMES = ("model", "hardware", "provider", "quant", "kv", "engine", "scenario")
+KINDS_WITH_NAMES = ("model", "hardware", "provider", "quant", "kv", "engine", "scenario",
+                    "workload")
 
 
 @attrs.frozen
@@ -57,6 +58,9 @@ class Registry:
         self.providers: dict[str, Provider] = {}
         self.engines: dict[str, EngineSpec] = {}
         self.scenarios: dict[str, ScenarioPack] = {}
+        self.workloads: dict[str, WorkloadSpec] = {}
+        self.catalogs: dict[str, CatalogPack] = {}
+        self.report: ReportPack | None = None
         self.quant_formats: dict[str, tuple[QuantFormat, QuantizationPack]] = {}
         self.kv_types: dict[str, tuple[KVCacheType, KVCachePack]] = {}
         for pack in self.packs:
@@ -71,6 +75,12 @@ class Registry:
                 self.engines[obj.id] = obj
             elif isinstance(obj, ScenarioPack):
                 self.scenarios[obj.id] = obj
+            elif isinstance(obj, WorkloadSpec):
+                self.workloads[obj.id] = obj
+            elif isinstance(obj, CatalogPack):
+                self.catalogs[obj.id] = obj
+            elif isinstance(obj, ReportPack):
+                self.report = obj
             elif isinstance(obj, QuantizationPack):
                 for fid, fmt in obj.formats.items():
                     self.quant_formats[fid] = (fmt, obj)
@@ -78,14 +88,14 @@ class Registry:
                 for tid, kv in obj.types.items():
                     self.kv_types[tid] = (kv, obj)
         self._entities: dict[tuple[str, str], Entity] = {}
-        self._candidates: dict[str, list[Candidate]] | None = None
+        self._candidates: CandidatePool | None = None
 
     # -- lookups ----------------------------------------------------------------------------
     def _names(self, kind: str) -> dict[str, list[str]]:
         """id → [id, aliases...] for one kind."""
         table: Mapping[str, Any] = {
             "model": self.models, "hardware": self.hardware, "provider": self.providers,
-            "engine": self.engines, "scenario": self.scenarios,
+            "engine": self.engines, "scenario": self.scenarios, "workload": self.workloads,
             "quant": {k: v[0] for k, v in self.quant_formats.items()},
             "kv": {k: v[0] for k, v in self.kv_types.items()},
         }[kind]
@@ -132,9 +142,10 @@ class Registry:
             elif namespace == "hardware":
                 obj = self.hardware[id]
                 entity = Entity("hardware", id, obj, obj.pack, (), obj.source)
-            elif namespace == "engine":
-                obj = self.engines[id]
-                entity = Entity("engine", id, obj, obj.pack, (), obj.source)
+            elif namespace in ("engine", "provider", "workload"):
+                obj = {"engine": self.engines, "provider": self.providers,
+                       "workload": self.workloads}[namespace][id]
+                entity = Entity(namespace, id, obj, obj.pack, (), obj.source)
             elif namespace == "quant":
                 fmt, pack = self.quant_formats[id]
                 entity = Entity("quant", id, fmt, pack.pack, ("formats", id),
@@ -147,28 +158,74 @@ class Registry:
             self._entities[key] = entity
         return self._entities[key]
 
-    def candidates(self) -> dict[str, list[Candidate]]:
-        """Everything a selection can choose from, in a stable order."""
+    def candidates(self) -> "CandidatePool":
+        """Everything a selection can choose from, built on first use, in a stable order."""
         if self._candidates is None:
-            offers = []
-            for provider in sorted(self.providers.values(), key=lambda p: p.id):
-                for offer in provider.offers:
-                    offer_entity = Entity("offer", f"{provider.id}/{offer.id}", offer,
-                                          provider.pack, ("offers", offer.index),
-                                          offer.source or provider.source)
-                    hardware = self.hardware[offer.hardware]
-                    gpus = FieldValue("gpus", float(offer.gpus.value), "devices",
-                                      provider.pack.at("offers", offer.index, "gpus"))
-                    label = (f"{provider.name} · {int(offer.gpus.value)}x {hardware.name}"
-                             + (f" ({offer.tier})" if offer.tier else ""))
-                    offers.append(Candidate(offer_entity.id, label,
-                                            {"offer": offer_entity,
-                                             "hardware": self.entity("hardware", hardware.id)},
-                                            {"gpus": gpus}))
-            hardware = [Candidate(h.id, h.display_name, {"hardware": self.entity("hardware", h.id)})
-                        for h in sorted(self.hardware.values(), key=lambda h: h.id)]
-            self._candidates = {"offers": offers, "hardware": hardware}
+            self._candidates = CandidatePool(self)
         return self._candidates
+
+    def offer_candidates(self) -> list[Candidate]:
+        offers = []
+        for provider in sorted(self.providers.values(), key=lambda p: (p.rank or 10**6, p.id)):
+            provider_entity = self.entity("provider", provider.id)
+            for offer in provider.offers:
+                offer_entity = Entity("offer", f"{provider.id}/{offer.id}", offer,
+                                      provider.pack, ("offers", offer.index),
+                                      offer.source or provider.source)
+                hardware = self.hardware[offer.hardware]
+                gpus = FieldValue("gpus", float(offer.gpus.value), "devices",
+                                  provider.pack.at("offers", offer.index, "gpus"))
+                label = (f"{provider.name} · {int(offer.gpus.value)}x {hardware.name}"
+                         + (f" ({offer.tier})" if offer.tier else ""))
+                offers.append(Candidate(offer_entity.id, label,
+                                        {"offer": offer_entity,
+                                         "hardware": self.entity("hardware", hardware.id),
+                                         "provider": provider_entity},
+                                        {"gpus": gpus}))
+        return offers
+
+    def hardware_candidates(self, counts: Sequence[int] = ()) -> list[Candidate]:
+        """Every hardware pack; with ``counts``, every pack in sets of each size."""
+        result = []
+        for count in counts or (None,):
+            for hardware in sorted(self.hardware.values(), key=lambda h: h.id):
+                entities = {"hardware": self.entity("hardware", hardware.id)}
+                if count is None:
+                    result.append(Candidate(hardware.id, hardware.display_name, entities))
+                else:
+                    gpus = FieldValue("gpus", float(count), "devices", "selection")
+                    label = hardware.display_name if count == 1 else \
+                        f"{count}x {hardware.display_name}"
+                    result.append(Candidate(f"{count}x{hardware.id}", label, entities,
+                                            {"gpus": gpus}))
+        return result
+
+
+class CandidatePool(Mapping):
+    """Candidate lists by collection key: 'offers', 'hardware', 'hardwarex1,2,4,8'."""
+
+    def __init__(self, registry: Registry):
+        self._registry = registry
+        self._lists: dict[str, list[Candidate]] = {}
+
+    def __getitem__(self, key: str) -> list[Candidate]:
+        if key not in self._lists:
+            if key == "offers":
+                self._lists[key] = self._registry.offer_candidates()
+            elif key == "hardware":
+                self._lists[key] = self._registry.hardware_candidates()
+            elif key.startswith("hardwarex"):
+                counts = [int(n) for n in key.removeprefix("hardwarex").split(",")]
+                self._lists[key] = self._registry.hardware_candidates(counts)
+            else:
+                raise KeyError(key)
+        return self._lists[key]
+
+    def __iter__(self):
+        return iter(("offers", "hardware"))
+
+    def __len__(self) -> int:
+        return 2
 
 
 _KIND_WORDS = {"quant": "quantization", "kv": "KV cache type"}
@@ -226,9 +283,9 @@ def link(loaded: Sequence[LoadedPack], warnings: Sequence[str] = ()) -> Registry
 def _check_scenarios(loaded: Sequence[LoadedPack]) -> list[Problem]:
     """Scenario packs must name packs that exist."""
     known: dict[str, set[str]] = {"model": set(), "hardware": set(), "engine": set(),
-                                  "quant": set(), "kv": set()}
+                                  "quant": set(), "kv": set(), "workload": set()}
     for pack in loaded:
-        if pack.kind in ("model", "hardware", "engine"):
+        if pack.kind in ("model", "hardware", "engine", "workload"):
             known[pack.kind] |= {_key(pack.id), *map(_key, getattr(pack.obj, "aliases", ()))}
         elif pack.kind == "quantization":
             for fid, fmt in pack.obj.formats.items():

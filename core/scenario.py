@@ -13,7 +13,7 @@ from .evaluator import ScenarioRow
 from .namespaces import FieldValue
 from .registry import Registry
 
-SELECTORS = ("model", "hardware", "quant", "kv", "engine")
+SELECTORS = ("model", "hardware", "quant", "kv", "engine", "workload")
 
 
 @attrs.frozen
@@ -25,6 +25,7 @@ class Scenario:
     quant: str
     kv: str
     engine: str
+    workload: str
     inputs: Mapping[str, float]
     origins: Mapping[str, str] = attrs.field(factory=dict, eq=False)
 
@@ -32,13 +33,17 @@ class Scenario:
         """Plain JSON-ready form: the five ids, then every input."""
         result: dict[str, Any] = {key: getattr(self, key) for key in SELECTORS}
         for name, value in self.inputs.items():
-            result[name] = int(value) if float(value).is_integer() else value
+            if math.isnan(value):
+                result[name] = None
+            else:
+                result[name] = int(value) if float(value).is_integer() else value
         return result
 
 
 def resolve_scenario(registry: Registry, *, model: str | None = None,
                      hardware: str | None = None, quant: str | None = None,
                      kv: str | None = None, engine: str | None = None,
+                     workload: str | None = None,
                      base: str = "default", inputs: Mapping[str, float | None] | None = None,
                      input_origins: Mapping[str, str] | None = None) -> Scenario:
     """Fill a :class:`Scenario` from explicit choices, then scenario ``base``, then defaults.
@@ -49,14 +54,18 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
     if base not in registry.scenarios:
         registry.resolve("scenario", base)  # raises with suggestions
     preset = registry.scenarios[base]
-    chosen = {"model": model, "hardware": hardware, "quant": quant, "kv": kv, "engine": engine}
+    chosen = {"model": model, "hardware": hardware, "quant": quant, "kv": kv, "engine": engine,
+              "workload": workload}
     resolved: dict[str, str] = {}
     origins: dict[str, str] = {}
-    for key in SELECTORS:
+    # the workload comes first: it may imply the weight format (QLoRA trains 4-bit weights)
+    for key in ("workload", *[k for k in SELECTORS if k != "workload"]):
         name = chosen[key]
         if name is None:
-            name = getattr(preset, key)
-            origins[key] = preset.pack.at(key)
+            implied = registry.workloads[resolved["workload"]].quant if key == "quant" else None
+            name = implied or getattr(preset, key)
+            origins[key] = (registry.workloads[resolved["workload"]].pack.at("quant")
+                            if implied else preset.pack.at(key))
         resolved[key] = registry.resolve(key, name)
 
     engine_spec = registry.engines[resolved["engine"]]
@@ -82,7 +91,8 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
         else:
             value = definition.default
             origins[name] = node.location
-        values[name] = _check_input(name, value, definition, registry)
+        values[name] = math.nan if value is None else _check_input(name, value, definition,
+                                                                    registry)
     return Scenario(inputs=values, origins=origins, **resolved)
 
 

@@ -141,6 +141,15 @@ class CloudOffer:
 
 
 @attrs.frozen
+class Listing:
+    """A row under which a provider appears in tables."""
+
+    name: str
+    tier_suffix: str | None = None
+    url: str | None = None
+
+
+@attrs.frozen
 class Provider:
     """A cloud provider and its offers."""
 
@@ -153,6 +162,8 @@ class Provider:
     url: str | None = None
     billing: str | None = None
     checked: str | None = None
+    rank: int | None = None
+    listings: tuple[Listing, ...] = ()
     notes: Sources = ()
     pack: PackFile = _NO_PACK
 
@@ -166,6 +177,7 @@ class QuantFormat:
     bpw_embed: Figure
     id: str = ""
     label: str | None = None
+    size_basis: str = "config"
     aliases: tuple[str, ...] = ()
     source: Sources = ()
     note: str | None = None
@@ -206,6 +218,20 @@ class KVCachePack:
 
 
 @attrs.frozen
+class LaunchPart:
+    """A piece of a launch command, included only when ``when`` holds (if given)."""
+
+    text: str
+    when: str | None = None
+
+
+@attrs.frozen
+class LaunchTemplate:
+    command: str
+    options: tuple[LaunchPart, ...] = ()
+
+
+@attrs.frozen
 class EngineSpec:
     """An inference engine."""
 
@@ -217,7 +243,65 @@ class EngineSpec:
     url: str | None = None
     weights: str | None = None
     kv_types: Mapping[str, str] = attrs.field(factory=dict)
+    gpu_memory_utilization: Figure | None = None
+    launch: LaunchTemplate | None = None
     notes: Sources = ()
+    pack: PackFile = _NO_PACK
+
+
+@attrs.frozen
+class WorkloadSpec:
+    """What is done with the model: inference or a kind of fine-tuning."""
+
+    id: str
+    name: str
+    source: Sources
+    serves_tokens: bool
+    optimizer_weight_factor: Figure
+    optimizer_base_gib: Figure
+    optimizer_gib_per_1k_hidden: Figure
+    activation_base_gib: Figure
+    activation_gib_per_1k_hidden: Figure
+    kind: str = "workload"
+    label: str | None = None
+    aliases: tuple[str, ...] = ()
+    quant: str | None = None
+    notes: Sources = ()
+    pack: PackFile = _NO_PACK
+
+
+@attrs.frozen
+class CatalogPack:
+    """Labels and sentences of reports in one language."""
+
+    id: str
+    name: str
+    decimal_separator: str
+    thousands_separator: str
+    messages: Mapping[str, str]
+    kind: str = "catalog"
+    source: Sources = ()
+    pack: PackFile = _NO_PACK
+
+
+@attrs.frozen
+class ReportPack:
+    """Which scenario variants each section of the sizing report evaluates."""
+
+    id: str
+    recommendations: tuple[str, ...]
+    quantizations: tuple[str, ...]
+    context_windows: tuple[int, ...]
+    compare_contexts: tuple[int, ...]
+    compressed_kv: str
+    provider_selection: str
+    kind: str = "report"
+    name: str | None = None
+    override: bool = False
+    finetune_recommendation: str | None = None
+    finetune_workloads: tuple[str, ...] = ()
+    compressed_kv_engines: tuple[str, ...] = ()
+    source: Sources = ()
     pack: PackFile = _NO_PACK
 
 
@@ -272,9 +356,11 @@ class VerdictPack:
 class SelectionDef:
     candidates: str
     where: str
-    minimize: str
+    minimize: tuple[str, ...]
     description: str
     override: bool = False
+    gpus: tuple[int, ...] = ()
+    group_by: str | None = None
 
 
 @attrs.frozen
@@ -294,7 +380,8 @@ class InputDef:
     description: str
     unit: str
     type: str
-    default: float
+    default: float | None
+    option: str | None = None
     minimum: float | None = None
     exclusive_minimum: float | None = None
     maximum: float | None = None
@@ -320,6 +407,7 @@ class ScenarioPack:
     quant: str
     kv: str
     engine: str
+    workload: str = "inference"
     kind: str = "scenario"
     name: str | None = None
     description: str | None = None
@@ -340,6 +428,9 @@ PACK_CLASSES: dict[str, type] = {
     "selections": SelectionPack,
     "inputs": InputPack,
     "scenario": ScenarioPack,
+    "workload": WorkloadSpec,
+    "catalog": CatalogPack,
+    "report": ReportPack,
 }
 
 
@@ -365,7 +456,13 @@ def _make_converter() -> cattrs.Converter:
             raise ValueError(f"expected a number, got {value!r}")
         return Figure(value=value)
 
+    def structure_part(value: Any, _type: Any) -> LaunchPart:
+        if isinstance(value, str):
+            return LaunchPart(value)
+        return LaunchPart(value["text"], value.get("when"))
+
     converter.register_structure_hook_func(lambda t: t == Sources, structure_sources)
+    converter.register_structure_hook(LaunchPart, structure_part)
     converter.register_structure_hook(Figure, structure_figure)
     return converter
 

@@ -19,7 +19,7 @@ from .yaml_reader import YamlDocument
 SCHEMA_PACKAGE = "fitproof.schemas"
 PACK_KINDS = (
     "model", "hardware", "provider", "quantization", "kv_cache", "engine",
-    "formulas", "verdicts", "selections", "inputs", "scenario",
+    "formulas", "verdicts", "selections", "inputs", "scenario", "workload", "catalog", "report",
 )
 
 

@@ -32,8 +32,9 @@ def test_estimate_json_contract(capsys):
     assert set(data) >= {"scenario", "quantities", "verdict"}
     assert data["scenario"] == {
         "model": "qwen3.5-35b-a3b", "hardware": "arc-pro-b60", "quant": "Q4_K_M", "kv": "f16",
-        "engine": "llama.cpp", "context": 8192, "batch": 1, "gpus": 1, "offload": 0,
-        "prompt": 4096, "hours_per_day": 4, "electricity_usd_per_kwh": 0.175}
+        "engine": "llama.cpp", "workload": "inference", "context": 8192, "batch": 1,
+        "gpus": 1, "offload": 0, "prompt": 4096, "hours_per_day": 4,
+        "electricity_usd_per_kwh": 0.175, "budget_usd": None}
     quantities = data["quantities"]
     assert CONTRACT_QUANTITIES <= set(quantities)
     for quantity in quantities.values():
@@ -81,7 +82,10 @@ def test_explain_reaches_pack_values_with_lines(capsys):
     assert lines[0].startswith("total_gib = 21.28 GiB")
     assert lines[0].endswith(pack_line("formulas/memory.yaml", "total_gib"))
     assert "  = round(required_gib - offload_gib, 2)" in lines
-    assert "    = round(20.5 + 0.22 + 0.56, 2)" in lines
+    assert "    = round(weights_gib + serving_gib + training_state_gib + activations_gib, 2)" \
+        in lines
+    assert "    = round(20.5 + 0.78 + 0 + 0, 2)" in lines
+    assert "      = 0.22 + 0.56 if true else 0" in lines
     assert any(line.strip().startswith("model.params_total = 35.95e9 params")
                and line.endswith(pack_line("models/qwen3.5-35b-a3b.yaml", "params_total"))
                for line in lines)
@@ -219,13 +223,15 @@ def test_packs_validate_the_shipped_packs(capsys):
 
 def test_explain_verdict_shows_each_rule_tried(capsys):
     code, out, _ = run(capsys, "explain", "verdict", "qwen3.5-122b-a10b", "--on", "rtx-3090",
-                       "--depth", "1")
+                       "--depth", "2")
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith("verdict = Exceeds Available GPU Memory")
     assert "  = the first rule whose condition holds" in lines
     assert lines[2].startswith("  rule exceeds = true")
-    assert "    = 70.03 > 22.8" in lines
+    assert lines[3:5] == ["    = not fits_in_memory", "    = not false"]
+    assert "      = total_gib <= usable_gib" in lines
+    assert "      = 70.03 <= 22.8" in lines
     assert not any("rule fits" in line for line in lines)
 
 
