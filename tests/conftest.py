@@ -41,10 +41,16 @@ def write_pack(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-def pack_line(relative: str, key: str) -> str:
-    """``packs/<relative>:<line>`` of the first line that starts with ``key:`` (indented or not)."""
+def pack_line(relative: str, *keys: str) -> str:
+    """``packs/<relative>:<line>`` of ``keys[-1]:``, found after each earlier key in turn."""
     path = REPO / "packs" / relative
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip().startswith(f"{key}:"):
-            return f"packs/{relative}:{number}"
-    raise AssertionError(f"{key} not found in {path}")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start = 0
+    for key in keys:
+        for number in range(start, len(lines)):
+            if lines[number].strip().startswith(f"{key}:"):
+                start = number
+                break
+        else:
+            raise AssertionError(f"{key} not found in {path}")
+    return f"packs/{relative}:{start + 1}"

@@ -90,7 +90,8 @@ def test_explain_reaches_pack_values_with_lines(capsys):
                and line.endswith(pack_line("models/qwen3.5-35b-a3b.yaml", "params_total"))
                for line in lines)
     assert any(line.strip().startswith("quant.bpw_body = 4.85 bits/param")
-               and line.endswith("packs/quantizations/weight-formats.yaml:42")
+               and line.endswith(pack_line("quantizations/weight-formats.yaml", "Q4_K_M",
+                                           "bpw_body"))
                for line in lines)
     assert any(line.strip().startswith("kv.bytes_per_element = 2 bytes") for line in lines)
 
