@@ -50,7 +50,7 @@ def whole(text: str) -> int:
 _INPUT_OPTIONS = {
     "context": "--context", "batch": "--batch", "gpus": "--gpus", "offload": "--offload",
     "prompt": "--prompt", "hours_per_day": "--hours-per-day",
-    "electricity_usd_per_kwh": "--electricity-price",
+    "electricity_usd_per_kwh": "--electricity-price", "budget_usd": "--budget",
 }
 
 
@@ -67,6 +67,8 @@ def _scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool =
     parser.add_argument("--gpus", type=whole, metavar="N",
                         help="devices, tensor parallel (default 1)")
     parser.add_argument("--engine", metavar="ENGINE", help="llama.cpp (default) or vllm")
+    parser.add_argument("--workload", metavar="W",
+                        help="inference (default), qlora, lora or full (fine-tuning)")
     parser.add_argument("--offload", type=number, metavar="PCT",
                         help="share of weights kept in system RAM, 0-100 (default 0)")
     parser.add_argument("--prompt", type=tokens, metavar="N",
@@ -75,6 +77,9 @@ def _scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool =
                         help="hours of use per day for monthly costs (default 4)")
     parser.add_argument("--electricity-price", dest="electricity_usd_per_kwh", type=number,
                         metavar="USD", help="electricity price per kWh (default 0.175)")
+    parser.add_argument("--budget", dest="budget_usd", type=number, metavar="USD",
+                        help="local hardware budget for break-even (default: the best single "
+                             "GPU's price)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -109,6 +114,13 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--depth", type=whole, metavar="N",
                          help="show N levels of inputs (default: all, down to pack values)")
 
+    report = commands.add_parser("report", parents=[common],
+                                 help="the full sizing report (every section of the seed pages)")
+    _scenario_options(report)
+    report.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
+    report.add_argument("--lang", default="en", metavar="LANG",
+                        help="language of labels and sentences: en (default), de, es")
+
     packs = commands.add_parser("packs", help="list, show and validate packs")
     pack_commands = packs.add_subparsers(dest="packs_command", metavar="ACTION")
     listing = pack_commands.add_parser("list", parents=[common], help="list loaded packs")
@@ -136,6 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _estimate(args)
         if args.command == "explain":
             return _explain(args)
+        if args.command == "report":
+            return _report(args)
         if args.command == "packs":
             if args.packs_command is None:
                 parser.parse_args(["packs", "--help"])
@@ -175,7 +189,7 @@ def _scenario(args, registry):
     origins = {name: f"command line ({option})" for name, option in _INPUT_OPTIONS.items()}
     return resolve_scenario(registry, model=args.model, hardware=args.hardware,
                             quant=args.quant, kv=args.kv, engine=args.engine,
-                            inputs=inputs, input_origins=origins)
+                            workload=args.workload, inputs=inputs, input_origins=origins)
 
 
 def _estimate(args) -> int:
@@ -207,6 +221,29 @@ def _explain(args) -> int:
         print(render.render_markdown(derivation, args.depth), end="")
     else:
         print(render.render_text(derivation, args.depth))
+    return 0
+
+
+def _report(args) -> int:
+    from .renderers import blocks
+    from .renderers.i18n import Messages
+    from .renderers.report_document import report_blocks
+    from .report import build_report
+
+    registry = _registry(args)
+    messages = Messages(registry, args.lang)
+    report = build_report(registry, _scenario(args, registry))
+    if args.format == "json":
+        from .renderers.report_json import report_dict
+
+        print(json.dumps(report_dict(report, registry, messages), indent=2, ensure_ascii=False))
+    elif args.format == "markdown":
+        print(blocks.render_markdown(report_blocks(report, registry, messages)), end="")
+    elif args.format == "html":
+        document = report_blocks(report, registry, messages)
+        print(blocks.render_html(document, document[0].text, messages.language), end="")
+    else:
+        print(blocks.render_text(report_blocks(report, registry, messages, compact=True)), end="")
     return 0
 
 

@@ -372,6 +372,13 @@ def _cross_check(loaded: Sequence[LoadedPack]) -> list[Problem]:
                     f"name {alias!r} also refers to {other.kind} {other.id!r} ({other.path})",
                     pack.path, pack.obj.pack.line_of("aliases"), "aliases"))
             names.setdefault(key, (alias, pack))
+    for pack in loaded:
+        if pack.kind == "engine":
+            from .launch import template_problems
+
+            for field, message in template_problems(pack.obj):
+                problems.append(Problem(message, pack.path,
+                                        pack.obj.pack.line_of(*(int(p) if p.isdigit() else p for p in field.split("."))), field))
     hardware = {p.id for p in loaded if p.kind == "hardware"}
     for pack in loaded:
         if pack.kind == "provider":

@@ -244,6 +244,7 @@ class EngineSpec:
     weights: str | None = None
     kv_types: Mapping[str, str] = attrs.field(factory=dict)
     gpu_memory_utilization: Figure | None = None
+    kv_flag: str | None = None
     launch: LaunchTemplate | None = None
     notes: Sources = ()
     pack: PackFile = _NO_PACK
@@ -285,22 +286,42 @@ class CatalogPack:
 
 
 @attrs.frozen
+class RecommendationSlot:
+    selection: str
+    price: str
+
+
+@attrs.frozen
+class SavingSpec:
+    expr: str
+    unit: str
+    description: str
+    precision: int | None = None
+
+
+@attrs.frozen
+class KVTuningSpec:
+    compressed_kv: str
+    engine_kv: Mapping[str, str]
+    saving: SavingSpec
+
+
+@attrs.frozen
 class ReportPack:
     """Which scenario variants each section of the sizing report evaluates."""
 
     id: str
-    recommendations: tuple[str, ...]
+    recommendations: tuple[RecommendationSlot, ...]
     quantizations: tuple[str, ...]
     context_windows: tuple[int, ...]
     compare_contexts: tuple[int, ...]
-    compressed_kv: str
+    kv_tuning: KVTuningSpec
     provider_selection: str
     kind: str = "report"
     name: str | None = None
     override: bool = False
     finetune_recommendation: str | None = None
     finetune_workloads: tuple[str, ...] = ()
-    compressed_kv_engines: tuple[str, ...] = ()
     source: Sources = ()
     pack: PackFile = _NO_PACK
 

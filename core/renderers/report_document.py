@@ -1,0 +1,327 @@
+"""The sizing report as a document: the seed pages' sections, in their order.
+
+Only wording and layout live here; every number comes from a report cell, every label
+and sentence from the language's catalog.
+"""
+
+from __future__ import annotations
+
+from ..registry import Registry
+from ..report import Cell, Pick, Report
+from .blocks import Block, Code, Facts, Heading, Paragraph, Table
+from .i18n import Messages
+
+
+class _Writer:
+    def __init__(self, report: Report, registry: Registry, t: Messages, compact: bool):
+        self.report, self.registry, self.t, self.compact = report, registry, t, compact
+        scenario = report.scenario
+        self.model = registry.models[scenario.model]
+        self.hardware = registry.hardware[scenario.hardware]
+        self.quant = registry.quant_formats[scenario.quant][0]
+        self.h = report.headline
+        self.blocks: list[Block] = []
+
+    # -- helpers ----------------------------------------------------------------------------
+    def n(self, cell: Cell) -> str:
+        return self.t.cell(cell)
+
+    def verdict(self, verdict, short: bool = False) -> str:
+        if verdict is None:
+            return self.t("verdict.unknown")
+        return self.t(f"verdict.{'short.' if short else ''}{verdict.id}")
+
+    def params(self, value: float | None) -> str:
+        return self.t.number(None if value is None else value / 1e9, 2)
+
+    def pick_name(self, pick: Pick, *, with_memory: bool = True) -> str:
+        if pick.id is None:
+            return self.t("recommend.none")
+        name = self.registry.hardware[pick.hardware].name
+        if pick.devices > 1:
+            name = f"{pick.devices}x {name}"
+        if with_memory and pick.memory_gb is not None:
+            name += f" ({self.t.number(pick.memory_gb, 0)}GB)"
+        return name
+
+    def tier(self, text: str) -> str:
+        """A provider's tier name in this language (catalog key tier.<slug>)."""
+        slug = "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
+        return self.t.get(f"tier.{slug}", text)
+
+    def instance(self, row) -> str | None:
+        """'1x RTX 3090 (Verified Host)', as the provider table names an offer."""
+        if row.offer is None:
+            return None
+        name = f"{row.devices}x {self.registry.hardware[row.hardware].name}"
+        tiers = " · ".join(self.tier(t) for t in row.tiers)
+        return f"{name} ({tiers})" if tiers else name
+
+    def add(self, *blocks: Block) -> None:
+        self.blocks.extend(blocks)
+
+    # -- sections -----------------------------------------------------------------------------
+    def title(self) -> None:
+        t, h = self.t, self.h
+        scenario = self.report.scenario
+        small, large = self.report.compare_contexts
+        totals = {c.context: c for c in self.report.contexts}
+        self.add(Heading(t("title", model=self.model.name, hardware=self.hardware.name), 1))
+        self.add(Paragraph(t(
+            "intro", model=self.model.name, total=self.params(h["params_total"].value),
+            active=self.params(h["params_active"].value),
+            architecture=self.model.architecture or "", weights=self.n(h["weights_gib"]),
+            bits=self.quant.bits, quant=scenario.quant,
+            total_small=self.n(totals[small].total_gib) if small in totals else "n/a",
+            small=t.context_label(small),
+            total_large=self.n(totals[large].total_gib) if large in totals else "n/a",
+            large=t.context_label(large), hardware=self.hardware.name,
+            decode=self.n(h["decode_tps"]))))
+        settings = [
+            (t("settings.model"), f"{self.model.name} ({self.params(h['params_total'].value)}B"
+                                  f" / {self.params(h['params_active'].value)}B)"),
+            (t("settings.quant"), f"{scenario.quant} · {self.n(h['weights_gib'])} GiB"),
+            (t("settings.context"), f"{t.whole(scenario.inputs['context'])} "
+                                    f"({t.context_label(int(scenario.inputs['context']))})"),
+            (t("settings.hardware"), f"{self.hardware.display_name} · "
+                                     f"{t.number(self.hardware.memory_gb.value, 0)} GB · "
+                                     f"{t.number(self.hardware.memory_bandwidth_gbs.value, 0)} GB/s"),
+            (t("settings.gpus"), t.whole(scenario.inputs["gpus"])),
+            (t("settings.batch"), t.whole(scenario.inputs["batch"])),
+            (t("settings.kv"), self.registry.kv_types[scenario.kv][0].label or scenario.kv),
+            (t("settings.engine"), self.registry.engines[scenario.engine].name),
+            (t("settings.offload"), f"{t.number(scenario.inputs['offload'], 0)}%"),
+        ]
+        if scenario.workload != "inference":
+            settings.append((t("settings.workload"), self.registry.workloads[scenario.workload].name))
+        self.add(Facts(tuple(settings)))
+
+    def headline(self) -> None:
+        t, h = self.t, self.h
+        report = self.report
+        self.add(Heading(t("headline.title")), Paragraph(self.verdict(report.verdict)))
+        offer = next((p for p in report.picks if p.slot == "cheapest_offer"), None)
+        self.add(Facts((
+            (t("headline.required"), f"{self.n(h['total_gib'])} GiB · "
+                                     + t("headline.required_gb", value=self.n(h["total_gb"]))),
+            (t("headline.usable"), f"{self.n(h['usable_gib'])} GiB · "
+                                   + t("headline.physical", value=self.n(h["physical_gb"]))),
+            (t("headline.headroom"), f"{_signed(self.n(h['headroom_gib']))} GiB · "
+                                     + t("headline.utilization", value=self.n(h["utilization"]))),
+            (t("headline.decode"), f"~{self.n(h['decode_tps'])} tok/s · "
+                                   + t("headline.active", value=self.params(h["params_active"].value))),
+            (t("headline.prefill"), f"~{self.n(h['prefill_tps'])} tok/s · "
+                                    + t("headline.ttft", prompt=t.context_label(
+                                        int(report.scenario.inputs["prompt"])),
+                                        value=self.n(h["ttft_ms"]))),
+            (t("headline.cost"), self.t.money(h["cost_per_mtok_usd"].value, 2)
+             + (f" · {offer.name}" if offer and offer.id else "")),
+        )))
+
+    def breakdown(self) -> None:
+        t, h = self.t, self.h
+        self.add(Heading(t("breakdown.title")), Paragraph(t(
+            "breakdown.summary", total=self.n(h["total_gib"]), total_gb=self.n(h["total_gb"]),
+            physical=self.n(h["physical_gb"]), utilization=self.n(h["utilization"]))))
+        self.add(Facts((
+            (t("breakdown.weights"), f"{self.n(h['weights_gib'])} GiB"),
+            (t("breakdown.kv"), f"{self.n(h['kv_cache_gib'])} GiB"),
+            (t("breakdown.buffers"), f"{self.n(h['overhead_gib'])} GiB"),
+            (t("breakdown.offload"), f"{self.n(h['offload_gib'])} GiB"),
+        )))
+
+    def recommendations(self) -> None:
+        t = self.t
+        items = []
+        for pick in self.report.picks:
+            if pick.slot == "cheapest_offer":
+                value = (t("recommend.cloud", offer=pick.name or t("recommend.none"),
+                           rate=t.money(pick.price.value, 2)) if pick.id else t("recommend.none"))
+            else:
+                price = f" · ~{t.money(pick.price.value, 0)}" if pick.price.value else ""
+                value = self.pick_name(pick) + price if pick.id else t("recommend.none")
+            items.append((t(f"recommend.{pick.slot}"), value))
+        self.add(Heading(t("recommend.title")), Facts(tuple(items)))
+
+    def launch(self) -> None:
+        self.add(Heading(self.t("launch.title")))
+        for name, command in self.report.launch:
+            self.add(Code(name, command))
+
+    def cloud(self) -> None:
+        t, report = self.t, self.report
+        providers = ", ".join(dict.fromkeys(self.registry.providers[r.provider].name
+                                            for r in report.providers))
+        self.add(Heading(t("cloud.title")), Paragraph(t("cloud.subtitle", providers=providers)))
+        tco = report.tco
+        best = report.best_single
+        self.add(Facts((
+            (t("cloud.hours"), t("cloud.hours_value",
+                                 hours=t.number(report.scenario.inputs["hours_per_day"], 1))),
+            (t("cloud.breakeven"), (t("cloud.breakeven_value", months=self.n(tco["breakeven_months"]))
+                                    if tco["breakeven_months"].value is not None
+                                    else t("cloud.breakeven_never"))
+             + (f" · {self.pick_name(best, with_memory=False)} "
+                f"{t.money(tco['purchase_usd'].value, 0)}" if best and best.id else "")),
+            (t("cloud.power"), t("cloud.month", value=t.money(tco["local_power_usd_month"].value))),
+        )))
+        rows = []
+        for row in report.providers:
+            rows.append((row.listing, self.instance(row) or t("recommend.none"),
+                         f"{t.number(row.memory_gb, 0)} GB" if row.memory_gb else "",
+                         t("cloud.rate", value=t.money(row.hourly.value)) if row.offer else "",
+                         t("cloud.month", value=t.money(row.monthly.value)) if row.offer else "",
+                         t(f"billing.{row.billing}") if row.billing else ""))
+        self.add(Table((t("cloud.provider"), t("cloud.instance"), t("cloud.vram"), t("cloud.hourly"),
+                        t("cloud.monthly"), t("cloud.billing")), tuple(rows), right=(2, 3, 4)))
+        checked = sorted({p.checked for p in self.registry.providers.values() if p.checked})
+        self.add(Paragraph(t("cloud.note", date=", ".join(checked))))
+
+    def finetune(self) -> None:
+        t = self.t
+        if not self.report.finetune:
+            return
+        self.add(Heading(t("finetune.title", model=self.model.name)))
+        for row in self.report.finetune:
+            self.add(Facts((
+                (row.label, f"{self.verdict(row.verdict)} · {self.n(row.total)} GiB"),
+                (t("finetune.parts_label"), t("finetune.parts", weights=self.n(row.weights),
+                                             grads=self.n(row.training_state),
+                                             act=self.n(row.activations))),
+                (t("finetune.recommended"), self.pick_name(row.recommended)),
+            )))
+
+    def notes(self) -> None:
+        t, h, report = self.t, self.h, self.report
+        scenario = report.scenario
+        verdict = report.verdict.id if report.verdict else "unknown"
+        self.add(Heading(t("notes.title")), Heading(t("quick.title"), 3))
+        self.add(Paragraph(t(
+            f"quick.{verdict}", hardware=self.hardware.name, physical=self.n(h["physical_gb"]),
+            usable=self.n(h["usable_gib"]), bits=self.quant.bits, quant=scenario.quant,
+            model=self.model.name, context=t.context_label(int(scenario.inputs["context"])),
+            total=self.n(h["total_gib"]), headroom=self.n(h["headroom_gib"]),
+            decode=self.n(h["decode_tps"]))))
+        tuning = report.kv_tuning
+        if tuning is not None:
+            small, large = tuning.contexts
+            flags = t("kv.flags_joiner").join(f"{engine} {flag}" for engine, flag in tuning.flags)
+            kv_label = self.registry.kv_types[scenario.kv][0].label or scenario.kv
+            self.add(Heading(t("kv.title"), 3), Paragraph(t(
+                "kv.text", model=self.model.name, architecture=self.model.architecture or "",
+                total=self.params(h["params_total"].value),
+                active=self.params(h["params_active"].value), small=t.context_label(small),
+                large=t.context_label(large), kv_label=kv_label,
+                kv_small=self.n(tuning.kv_cache[0]), kv_large=self.n(tuning.kv_cache[1]),
+                flags=flags, saving=self.n(tuning.saving),
+                total_compressed=self.n(tuning.compressed_total))))
+
+    def contexts(self) -> None:
+        t = self.t
+        rows = self.report.contexts
+        self.add(Heading(t("contexts.title", first=t.context_label(rows[0].context),
+                           last=t.context_label(rows[-1].context), bits=self.quant.bits)))
+        self.add(Paragraph(t("contexts.subtitle")))
+        self.add(Table((t("contexts.context"), t("contexts.kv"), t("contexts.total"),
+                        t("contexts.verdict")),
+                       tuple((f"{t.whole(r.context)} ({t.context_label(r.context)})",
+                              f"{self.n(r.kv_cache)} GiB",
+                              f"{self.n(r.total_gib)} GiB ({self.n(r.total_gb)} GB)",
+                              self.verdict(r.verdict, short=self.compact)) for r in rows),
+                       right=(1, 2)))
+
+    def compatibility(self) -> None:
+        t, report = self.t, self.report
+        small, large = report.compare_contexts
+        rows = report.compatibility
+        self.add(Heading(t("compat.title", model=self.model.name, count=len(rows),
+                           bits=self.quant.bits, quant=report.scenario.quant)))
+        headers = (t("compat.hardware"), t("compat.vram"), t("compat.bandwidth"),
+                   t("compat.at", bits=self.quant.bits, context=t.context_label(small)),
+                   t("compat.at", bits=self.quant.bits, context=t.context_label(large)),
+                   t("compat.decode"), t("compat.verdict"))
+        body = []
+        for r in rows:
+            vram = f"{self.n(r.physical_gb)} GB" if self.compact else \
+                f"{self.n(r.physical_gb)} GB ({self.n(r.usable_gib)} GiB)"
+            body.append((r.name, vram, f"{t.number(r.bandwidth_gbs, 0)} GB/s",
+                         f"{self.n(r.totals[0])} GiB", f"{self.n(r.totals[1])} GiB",
+                         f"~{self.n(r.decode_tps)} tok/s", self.verdict(r.verdict, self.compact)))
+        self.add(Table(headers, tuple(body), right=(1, 2, 3, 4, 5)))
+
+    def quantizations(self) -> None:
+        t, report = self.t, self.report
+        self.add(Heading(t("quant.title", model=self.model.name,
+                           context=t.context_label(int(report.scenario.inputs["context"])))))
+        headers = [t("quant.format"), t("quant.weights"), t("quant.kv"), t("quant.total"),
+                   t("quant.decode"), t("quant.verdict", hardware=self.hardware.name),
+                   t("quant.recommended")]
+        if not self.compact:
+            headers.append(t("quant.source"))
+        body = []
+        for r in report.quantizations:
+            label = r.quant if self.compact else \
+                f"{t.get('quant.label.' + r.quant, r.label)} ({r.quant})"
+            cells = [label, f"{self.n(r.weights)} GiB", f"{self.n(r.kv_cache)} GiB",
+                     f"{self.n(r.total_gib)} GiB ({self.n(r.total_gb)} GB)",
+                     f"~{self.n(r.decode_tps)} tok/s", self.verdict(r.verdict, self.compact),
+                     self.pick_name(r.recommended)]
+            if not self.compact:
+                cells.append(t(f"quant.basis.{r.size_basis}"))
+            body.append(tuple(cells))
+        self.add(Table(tuple(headers), tuple(body), right=(1, 2, 3, 4)))
+
+    def faq(self) -> None:
+        t, h, report = self.t, self.h, self.report
+        scenario = report.scenario
+        small, large = report.compare_contexts
+        at_large = next((c for c in report.contexts if c.context == large), None)
+        self.add(Heading(t("faq.title")))
+        self.add(Heading(t("faq.can_run", hardware=self.hardware.name,
+                           physical=t.number(self.hardware.memory_gb.value, 0),
+                           model=self.model.name), 3))
+        self.add(Paragraph(t(
+            "faq.can_run_answer", bits=self.quant.bits, quant=scenario.quant,
+            context=t.context_label(int(scenario.inputs["context"])), model=self.model.name,
+            total=self.n(h["total_gib"]), weights=self.n(h["weights_gib"]),
+            kv=self.n(h["kv_cache_gib"]), buffers=self.n(h["overhead_gib"]),
+            usable=self.n(h["usable_gib"]), hardware=self.hardware.name,
+            decode=self.n(h["decode_tps"]), verdict=self.verdict(report.verdict))))
+        if at_large is not None:
+            self.add(Heading(t("faq.memory", model=self.model.name,
+                               context=t.context_label(large)), 3))
+            self.add(Paragraph(t("faq.memory_answer", tokens=t.whole(large),
+                                 kv=self.n(at_large.kv_cache), bits=self.quant.bits,
+                                 total=self.n(at_large.total_gib),
+                                 total_gb=self.n(at_large.total_gb))))
+
+    def elsewhere(self) -> None:
+        t, report = self.t, self.report
+        self.add(Heading(t("others.title")))
+        if report.other_models:
+            self.add(Table((t("others.model"), t("others.total"), t("others.decode"),
+                            t("others.verdict")),
+                           tuple((r.name, f"{self.n(r.total_gib)} GiB",
+                                  f"~{self.n(r.decode_tps)} tok/s",
+                                  self.verdict(r.verdict, self.compact))
+                                 for r in report.other_models), right=(1, 2)))
+        else:
+            self.add(Paragraph(t("others.none")))
+        names = [f"{h.name} ({t.number(h.memory_gb.value, 0)}GB)"
+                 for h in self.registry.hardware.values() if h.id != report.scenario.hardware]
+        self.add(Heading(t("elsewhere.title")), Paragraph(" · ".join(sorted(names))))
+
+
+def report_blocks(report: Report, registry: Registry, messages: Messages,
+                  compact: bool = False) -> list[Block]:
+    """The report's sections, in the seed pages' order."""
+    writer = _Writer(report, registry, messages, compact)
+    for section in (writer.title, writer.headline, writer.breakdown, writer.recommendations,
+                    writer.launch, writer.cloud, writer.finetune, writer.notes, writer.contexts,
+                    writer.compatibility, writer.quantizations, writer.faq, writer.elsewhere):
+        section()
+    return writer.blocks
+
+
+def _signed(text: str) -> str:
+    return text if text.startswith("-") or text == "n/a" else f"+{text}"

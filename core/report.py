@@ -1,0 +1,410 @@
+"""The sizing report: every section of the seed pages, built from evaluated quantities.
+
+The report only gathers what the formula graph computed for a set of scenario variants
+(the scenario itself, every accelerator, every quantization, every fine-tuning workload,
+each context window); renderers in ``renderers/report_*.py`` turn it into text. Which
+variants each section shows is data (``packs/reports/``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import numpy as np
+
+from .compiled import compile_tree
+from .errors import FitproofError, InputError
+from .estimate import Batch, Estimate, Verdict
+from .formula_parser import parse_formula
+from .launch import engine_kv_flag, launch_command
+from .registry import Registry
+from .scenario import Scenario, resolve_scenario
+
+
+@attrs.frozen
+class Cell:
+    """One number of the report: value, unit, display precision and the quantity behind it."""
+
+    value: float | None
+    unit: str
+    quantity: str
+    precision: int | None = None
+    display: str = "number"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "unit": self.unit, "quantity": self.quantity}
+
+
+@attrs.frozen
+class Pick:
+    """A recommended accelerator, machine or cloud offer."""
+
+    slot: str
+    id: str | None
+    name: str | None
+    hardware: str | None
+    devices: int
+    memory_gb: float | None
+    price: Cell
+
+
+@attrs.frozen
+class ProviderRow:
+    listing: str
+    provider: str
+    offer: str | None
+    hardware: str | None
+    devices: int
+    tiers: tuple[str, ...]
+    memory_gb: float | None
+    hourly: Cell
+    monthly: Cell
+    billing: str | None
+
+
+@attrs.frozen
+class FineTuneRow:
+    workload: str
+    label: str
+    weights: Cell
+    training_state: Cell
+    activations: Cell
+    total: Cell
+    verdict: Verdict | None
+    recommended: Pick
+
+
+@attrs.frozen
+class HardwareRow:
+    hardware: str
+    name: str
+    physical_gb: Cell
+    usable_gib: Cell
+    bandwidth_gbs: float
+    totals: tuple[Cell, ...]
+    decode_tps: Cell
+    verdict: Verdict | None
+
+
+@attrs.frozen
+class QuantRow:
+    quant: str
+    label: str
+    size_basis: str
+    weights: Cell
+    kv_cache: Cell
+    total_gib: Cell
+    total_gb: Cell
+    decode_tps: Cell
+    verdict: Verdict | None
+    recommended: Pick
+
+
+@attrs.frozen
+class ContextRow:
+    context: int
+    kv_cache: Cell
+    total_gib: Cell
+    total_gb: Cell
+    verdict: Verdict | None
+
+
+@attrs.frozen
+class ModelRow:
+    model: str
+    name: str
+    total_gib: Cell
+    decode_tps: Cell
+    verdict: Verdict | None
+
+
+@attrs.frozen
+class KVTuning:
+    contexts: tuple[int, int]
+    kv_cache: tuple[Cell, Cell]
+    totals: tuple[Cell, Cell]
+    compressed_kv: str
+    compressed_kv_cache: Cell
+    compressed_total: Cell
+    saving: Cell
+    saving_formula: str
+    flags: tuple[tuple[str, str], ...]
+
+
+@attrs.frozen
+class Report:
+    """Everything the sizing report shows, as evaluated cells."""
+
+    scenario: Scenario
+    estimate: Estimate
+    headline: dict[str, Cell]
+    picks: tuple[Pick, ...]
+    launch: tuple[tuple[str, str], ...]
+    providers: tuple[ProviderRow, ...]
+    tco: dict[str, Cell]
+    best_single: Pick | None
+    finetune: tuple[FineTuneRow, ...]
+    kv_tuning: KVTuning | None
+    contexts: tuple[ContextRow, ...]
+    compatibility: tuple[HardwareRow, ...]
+    compare_contexts: tuple[int, ...]
+    quantizations: tuple[QuantRow, ...]
+    other_models: tuple[ModelRow, ...]
+
+    @property
+    def verdict(self) -> Verdict | None:
+        return self.estimate.verdict
+
+
+HEADLINE = ("weights_gib", "kv_cache_gib", "overhead_gib", "offload_gib", "total_gib",
+            "total_gb", "physical_gb", "usable_gib", "headroom_gib", "utilization",
+            "decode_tps", "prefill_tps", "ttft_ms", "cost_per_mtok_usd", "params_total",
+            "params_active")
+TCO = ("breakeven_months", "local_power_usd_month", "purchase_usd", "reference_monthly_usd",
+       "hours_per_month")
+
+
+def _cell(registry: Registry, name: str, value: float | None) -> Cell:
+    node = registry.graph.formulas[name]
+    definition = node.definition
+    if value is not None and not np.isfinite(value):
+        value = None
+    return Cell(value, definition.unit, name, definition.precision, definition.display)
+
+
+class _Variants:
+    """Evaluates scenario variants in batches and reads cells from them."""
+
+    def __init__(self, registry: Registry, scenarios: list[Scenario]):
+        self.registry = registry
+        self.batch = Batch(registry, scenarios)
+        self._verdicts = self.batch.verdicts()
+
+    def cell(self, name: str, row: int) -> Cell:
+        return _cell(self.registry, name, self.batch.values(name)[row])
+
+    def verdict(self, row: int) -> Verdict | None:
+        return self._verdicts[row]
+
+    def pick(self, selection: str, price_field: str, row: int) -> Pick:
+        return _pick(self.registry, self.batch.evaluation, selection, price_field, row)
+
+
+def _pick(registry: Registry, evaluation, selection: str, price_field: str, row: int) -> Pick:
+    result = evaluation.select(selection)
+    choice = result.choice(row)
+    price_name = f"{selection}.{price_field}"
+    price = evaluation.scalar(price_name, row)
+    devices = 1
+    if choice is not None and "gpus" in choice.inputs:
+        devices = int(choice.inputs["gpus"].value)
+    unit = "USD/h" if price_field.startswith("hourly") else "USD"
+    if choice is None:
+        return Pick(selection, None, None, None, 0, None, Cell(None, unit, price_name, 2))
+    hardware = choice.entities["hardware"].obj
+    if "offer" not in choice.entities:
+        price = price * devices
+    precision = 2 if unit == "USD/h" else 0
+    return Pick(selection, choice.id, choice.label, hardware.id, devices,
+                hardware.memory_gb.value * devices,
+                Cell(price if np.isfinite(price) else None, unit, price_name, precision))
+
+
+def build_report(registry: Registry, scenario: Scenario) -> Report:
+    """Evaluate every section of the sizing report for ``scenario``."""
+    spec = registry.report
+    if spec is None:
+        raise FitproofError("no report pack is loaded (packs/reports/)")
+    estimate = Estimate(registry, scenario)
+    evaluation = estimate.evaluation
+    headline = {name: _cell(registry, name, estimate.value(name)) for name in HEADLINE}
+    picks = tuple(_pick(registry, evaluation, slot.selection, slot.price, 0)
+                  for slot in spec.recommendations)
+    tco = {name: _cell(registry, name, estimate.value(name)) for name in TCO}
+    best_single = next((p for p in picks if p.slot == "best_single_gpu"), None)
+    return Report(
+        scenario=scenario, estimate=estimate, headline=headline, picks=picks,
+        launch=_launch(registry, scenario, estimate), providers=_providers(registry, estimate),
+        tco=tco, best_single=best_single, finetune=_finetune(registry, scenario),
+        kv_tuning=_kv_tuning(registry, scenario), contexts=_contexts(registry, scenario),
+        compatibility=_compatibility(registry, scenario),
+        compare_contexts=tuple(spec.compare_contexts),
+        quantizations=_quantizations(registry, scenario),
+        other_models=_other_models(registry, scenario))
+
+
+def _variant(registry: Registry, scenario: Scenario, **changes: Any) -> Scenario:
+    """``scenario`` with some choices or inputs changed, resolved and checked again."""
+    inputs = dict(scenario.inputs)
+    inputs.update(changes.pop("inputs", {}))
+    inputs = {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in inputs.items()}
+    choices = {key: getattr(scenario, key) for key in
+               ("model", "hardware", "quant", "kv", "engine", "workload")}
+    choices.update(changes)
+    return resolve_scenario(registry, inputs=inputs, **choices)
+
+
+def _launch(registry: Registry, scenario: Scenario, estimate: Estimate
+            ) -> tuple[tuple[str, str], ...]:
+    commands = []
+    for engine in sorted(registry.engines.values(), key=lambda e: e.id):
+        variant, evaluation = scenario, estimate.evaluation
+        if engine.id != scenario.engine or scenario.kv not in engine.kv_types:
+            kv = scenario.kv if scenario.kv in engine.kv_types else next(iter(engine.kv_types))
+            variant = _variant(registry, scenario, engine=engine.id, kv=kv)
+            evaluation = Estimate(registry, variant).evaluation
+        command = launch_command(registry, variant, engine, evaluation)
+        if command:
+            commands.append((engine.name, command))
+    return tuple(commands)
+
+
+def _providers(registry: Registry, estimate: Estimate) -> tuple[ProviderRow, ...]:
+    spec = registry.report
+    evaluation = estimate.evaluation
+    result = evaluation.select(spec.provider_selection)
+    choices = result.group_choices(0)
+    monthly = evaluation.over(spec.provider_selection).values_of("offer_monthly_usd")[0]
+    rows = []
+    for provider in sorted(registry.providers.values(), key=lambda p: (p.rank or 10**6, p.id)):
+        choice = choices.get(provider.id)
+        listings = provider.listings or (None,)
+        for listing in listings:
+            name = listing.name if listing else provider.name
+            hourly = monthly_value = memory = None
+            offer_id = hardware_id = None
+            devices, tiers = 0, ()
+            if choice is not None:
+                offer = choice.entities["offer"].obj
+                hardware = choice.entities["hardware"].obj
+                index = result.candidates.index(choice)
+                hourly = float(offer.hourly_usd.value)
+                monthly_value = float(monthly[index])
+                devices = int(offer.gpus.value)
+                tiers = tuple(t for t in (offer.tier, listing.tier_suffix if listing else None)
+                              if t)
+                offer_id, hardware_id = choice.id, hardware.id
+                memory = hardware.memory_gb.value * devices
+            rows.append(ProviderRow(
+                name, provider.id, offer_id, hardware_id, devices, tiers, memory,
+                Cell(hourly, "USD/h", "offer.hourly_usd", 2),
+                _cell(registry, "offer_monthly_usd", monthly_value), provider.billing))
+    return tuple(rows)
+
+
+def _finetune(registry: Registry, scenario: Scenario) -> tuple[FineTuneRow, ...]:
+    spec = registry.report
+    workloads = [w for w in spec.finetune_workloads if w in registry.workloads]
+    if not workloads:
+        return ()
+    variants = _Variants(registry, [_variant(registry, scenario, workload=w, quant=None)
+                                    for w in workloads])
+    rows = []
+    for row, workload in enumerate(workloads):
+        spec_w = registry.workloads[workload]
+        rows.append(FineTuneRow(
+            workload, spec_w.label or spec_w.name, variants.cell("weights_gib", row),
+            variants.cell("training_state_gib", row), variants.cell("activations_gib", row),
+            variants.cell("total_gib", row), variants.verdict(row),
+            variants.pick(spec.finetune_recommendation, "price_usd", row)))
+    return tuple(rows)
+
+
+def _kv_tuning(registry: Registry, scenario: Scenario) -> KVTuning | None:
+    spec = registry.report
+    tuning = spec.kv_tuning
+    small, large = spec.compare_contexts
+    engine = next((e for e in registry.engines.values() if tuning.compressed_kv in e.kv_types),
+                  None)
+    if engine is None:
+        return None
+    scenarios = [_variant(registry, scenario, inputs={"context": small}),
+                 _variant(registry, scenario, inputs={"context": large}),
+                 _variant(registry, scenario, inputs={"context": large},
+                          kv=tuning.compressed_kv, engine=engine.id)]
+    variants = _Variants(registry, scenarios)
+    formula = parse_formula(tuning.saving.expr)
+    env = {}
+    for ref in formula.refs:
+        side, _, quantity = ref.partition(".")
+        row = 1 if side == "standard" else 2
+        env[ref] = np.asarray([variants.batch.values(quantity)[row]], dtype=float)
+    saving = float(compile_tree(formula.tree)(env).reshape(-1)[0])
+    flags = []
+    for engine_id, kv in tuning.engine_kv.items():
+        if engine_id in registry.engines:
+            flag = engine_kv_flag(registry.engines[engine_id], kv)
+            if flag:
+                flags.append((registry.engines[engine_id].name, flag))
+    return KVTuning(
+        (small, large), (variants.cell("kv_cache_gib", 0), variants.cell("kv_cache_gib", 1)),
+        (variants.cell("total_gib", 0), variants.cell("total_gib", 1)), tuning.compressed_kv,
+        variants.cell("kv_cache_gib", 2), variants.cell("total_gib", 2),
+        Cell(saving if np.isfinite(saving) else None, tuning.saving.unit, "kv_saving",
+             tuning.saving.precision), tuning.saving.expr, tuple(flags))
+
+
+def _contexts(registry: Registry, scenario: Scenario) -> tuple[ContextRow, ...]:
+    windows = list(registry.report.context_windows)
+    model = registry.models[scenario.model]
+    if model.max_position_embeddings is not None:
+        longest = int(model.max_position_embeddings.value)
+        windows = [w for w in windows if w <= longest]
+        if longest not in windows:
+            windows.append(longest)
+    variants = _Variants(registry, [_variant(registry, scenario, inputs={"context": w})
+                                    for w in windows])
+    return tuple(ContextRow(w, variants.cell("kv_cache_gib", i), variants.cell("total_gib", i),
+                            variants.cell("total_gb", i), variants.verdict(i))
+                 for i, w in enumerate(windows))
+
+
+def _compatibility(registry: Registry, scenario: Scenario) -> tuple[HardwareRow, ...]:
+    contexts = registry.report.compare_contexts
+    hardware = sorted(registry.hardware.values(),
+                      key=lambda h: (h.vendor, h.memory_gb.value, h.memory_bandwidth_gbs.value,
+                                     h.id))
+    scenarios = [_variant(registry, scenario, hardware=h.id, inputs={"context": c})
+                 for c in contexts for h in hardware]
+    variants = _Variants(registry, scenarios)
+    count = len(hardware)
+    rows = []
+    for i, h in enumerate(hardware):
+        totals = tuple(variants.cell("total_gib", k * count + i) for k in range(len(contexts)))
+        rows.append(HardwareRow(
+            h.id, h.display_name, variants.cell("physical_gb", i), variants.cell("usable_gib", i),
+            h.memory_bandwidth_gbs.value, totals, variants.cell("decode_tps", i),
+            variants.verdict(i)))
+    return tuple(rows)
+
+
+def _quantizations(registry: Registry, scenario: Scenario) -> tuple[QuantRow, ...]:
+    spec = registry.report
+    formats = [q for q in spec.quantizations if q in registry.quant_formats]
+    variants = _Variants(registry, [_variant(registry, scenario, quant=q) for q in formats])
+    rows = []
+    for i, quant in enumerate(formats):
+        fmt = registry.quant_formats[quant][0]
+        rows.append(QuantRow(
+            quant, fmt.label or quant, fmt.size_basis, variants.cell("weights_gib", i),
+            variants.cell("kv_cache_gib", i), variants.cell("total_gib", i),
+            variants.cell("total_gb", i), variants.cell("decode_tps", i), variants.verdict(i),
+            variants.pick(spec.finetune_recommendation or "best_single_gpu", "price_usd", i)))
+    return tuple(rows)
+
+
+def _other_models(registry: Registry, scenario: Scenario) -> tuple[ModelRow, ...]:
+    others = sorted(m for m in registry.models if m != scenario.model)
+    if not others:
+        return ()
+    scenarios = []
+    for model in others:
+        try:
+            scenarios.append(_variant(registry, scenario, model=model))
+        except InputError:
+            continue
+    variants = _Variants(registry, scenarios)
+    return tuple(ModelRow(s.model, registry.models[s.model].name, variants.cell("total_gib", i),
+                          variants.cell("decode_tps", i), variants.verdict(i))
+                 for i, s in enumerate(scenarios))
