@@ -141,8 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
-    if args.command is None:  # no command: the default scenario
-        args = parser.parse_args(["estimate", *argv])
+    if args.command is None:  # no command: the report of the default scenario
+        args = parser.parse_args(["report", *argv])
     try:
         if args.command == "estimate":
             return _estimate(args)

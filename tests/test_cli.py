@@ -60,8 +60,8 @@ def test_estimate_text_is_the_headline_card(capsys):
     assert "Per 1M tokens             $0.54 at $0.19/h" in out
 
 
-def test_no_arguments_show_the_default_scenario(capsys):
-    code, out, _ = run(capsys)
+def test_estimate_without_model_shows_the_default_scenario(capsys):
+    code, out, _ = run(capsys, "estimate")
     assert code == 0
     assert out.startswith("Qwen3.5 35B-A3B on NVIDIA RTX 3090\n")
     assert "8,192 tokens context" in out

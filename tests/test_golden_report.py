@@ -262,3 +262,42 @@ def test_compatibility_rows(reports, stem):
         same(row.totals[1], shown.total_32k_gib, t)
         same(row.decode_tps, shown.decode_tok_s, t)
         assert row.verdict.id == shown.verdict.kind
+
+
+# -- the remaining repeats: configurator panel, speed simulator, intro, link lists ----------
+@pytest.mark.parametrize("stem", LOCALISED)
+def test_configurator_panel(reports, stem):
+    report, t, _ = reports[stem]
+    panel, h = PAGES[stem].configurator, report.headline
+    registry = report.estimate.registry
+    hardware = registry.hardware[report.scenario.hardware]
+    assert t.number(h["params_total"].value / 1e9, 2) == panel.total_params_b.text
+    assert t.number(h["params_active"].value / 1e9, 2) == panel.active_params_b.text
+    same(h["weights_gib"], panel.weights_gib, t)
+    assert f"{int(report.scenario.inputs['context']):,}" == panel.context_tokens.text
+    assert t.context_label(int(report.scenario.inputs["context"])) == panel.context_label
+    same(h["physical_gb"], panel.physical_gb, t)
+    assert t.number(hardware.memory_bandwidth_gbs.value, 0) == panel.bandwidth_gbs.text
+    assert t.number(report.scenario.inputs["offload"], 0) == panel.offload_pct.text
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_speed_simulator_and_intro(reports, stem):
+    report, t, _ = reports[stem]
+    page, h = PAGES[stem], report.headline
+    same(h["ttft_ms"], page.simulator.ttft_ms, t)
+    same(h["decode_tps"], page.simulator.decode_tok_s, t)
+    same(h["total_gib"], page.simulator.required_gib, t)
+    assert t.number(h["params_total"].value / 1e9, 2) == page.intro.total_params_b.text
+    assert t.number(h["params_active"].value / 1e9, 2) == page.intro.active_params_b.text
+    assert str(report.estimate.registry.quant_formats[page.intro.quant][0].bits) == \
+        page.intro.weight_bits.text
+    if page.intro.decode_tok_s is not None:
+        same(h["decode_tps"], page.intro.decode_tok_s, t)
+
+
+@pytest.mark.parametrize("stem", LOCALISED)
+def test_other_gpu_links_name_our_packs_with_their_memory(registry, stem):
+    by_name = {h.name: h for h in registry.hardware.values()}
+    for link in PAGES[stem].other_gpus:
+        assert by_name[link.name].memory_gb.value == link.memory_gb.value, link.text

@@ -44,10 +44,14 @@ class _Writer:
             name += f" ({self.t.number(pick.memory_gb, 0)}GB)"
         return name
 
-    def tier(self, text: str) -> str:
-        """A provider's tier name in this language (catalog key tier.<slug>)."""
+    def local(self, prefix: str, text: str) -> str:
+        """Pack text (a tier, an architecture label) in this language, if the catalog has
+        it under ``<prefix>.<slug>``; otherwise as the pack writes it."""
         slug = "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
-        return self.t.get(f"tier.{slug}", text)
+        return self.t.get(f"{prefix}.{slug}", text)
+
+    def tier(self, text: str) -> str:
+        return self.local("tier", text)
 
     def instance(self, row) -> str | None:
         """'1x RTX 3090 (Verified Host)', as the provider table names an offer."""
@@ -70,7 +74,7 @@ class _Writer:
         self.add(Paragraph(t(
             "intro", model=self.model.name, total=self.params(h["params_total"].value),
             active=self.params(h["params_active"].value),
-            architecture=self.model.architecture or "", weights=self.n(h["weights_gib"]),
+            architecture=self.local("architecture", self.model.architecture or ""), weights=self.n(h["weights_gib"]),
             bits=self.quant.bits, quant=scenario.quant,
             total_small=self.n(totals[small].total_gib) if small in totals else "n/a",
             small=t.context_label(small),
@@ -183,8 +187,9 @@ class _Writer:
             return
         self.add(Heading(t("finetune.title", model=self.model.name)))
         for row in self.report.finetune:
+            label = t.get(f"workload.{row.workload}", row.label)
             self.add(Facts((
-                (row.label, f"{self.verdict(row.verdict)} · {self.n(row.total)} GiB"),
+                (label, f"{self.verdict(row.verdict)} · {self.n(row.total)} GiB"),
                 (t("finetune.parts_label"), t("finetune.parts", weights=self.n(row.weights),
                                              grads=self.n(row.training_state),
                                              act=self.n(row.activations))),
@@ -208,7 +213,7 @@ class _Writer:
             flags = t("kv.flags_joiner").join(f"{engine} {flag}" for engine, flag in tuning.flags)
             kv_label = self.registry.kv_types[scenario.kv][0].label or scenario.kv
             self.add(Heading(t("kv.title"), 3), Paragraph(t(
-                "kv.text", model=self.model.name, architecture=self.model.architecture or "",
+                "kv.text", model=self.model.name, architecture=self.local("architecture", self.model.architecture or ""),
                 total=self.params(h["params_total"].value),
                 active=self.params(h["params_active"].value), small=t.context_label(small),
                 large=t.context_label(large), kv_label=kv_label,

@@ -12,7 +12,7 @@ from .i18n import Messages
 def _verdict(verdict, t: Messages) -> dict[str, Any] | None:
     if verdict is None:
         return None
-    return {"id": verdict.id, "label": t(f"verdict.{verdict.id}")}
+    return {"id": verdict.id, "label": t(f"verdict.{verdict.id}"), "source": verdict.source}
 
 
 def _pick(pick: Pick) -> dict[str, Any]:

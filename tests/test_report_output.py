@@ -1,0 +1,80 @@
+"""The report's formats: JSON valid against its schema, text within 100 columns, Markdown
+that reads like the seed page."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from fitproof.cli import main
+from fitproof.renderers.blocks import width
+from fitproof.validation import load_schema
+
+
+def run(capsys, *argv: str) -> str:
+    assert main([argv[0], "--no-plugins", *argv[1:]]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [
+    ("report",),
+    ("report", "qwen3.5-122b-a10b", "--on", "rtx-3060-12gb", "--context", "128K"),
+    ("report", "qwen3.5-35b-a3b", "--on", "mac-mini-m4-pro-64gb", "--workload", "lora"),
+    ("report", "qwen3.5-35b-a3b", "--on", "h800-80gb-sxm", "--gpus", "2", "--kv", "q8_0",
+     "--lang", "de"),
+])
+def test_report_json_matches_its_schema(capsys, argv):
+    data = json.loads(run(capsys, *argv, "--format", "json"))
+    Draft202012Validator(load_schema("report-output")).validate(data)
+    assert len(data["compatibility"]["rows"]) == 50
+    assert [q["quant"] for q in data["quantizations"]][0] == "BF16"
+
+
+def test_estimate_json_matches_its_schema(capsys):
+    data = json.loads(run(capsys, "estimate", "--json"))
+    Draft202012Validator(load_schema("estimate-output")).validate(data)
+
+
+def test_text_report_fits_100_columns(capsys):
+    out = run(capsys, "report", "qwen3.5-35b-a3b", "--on", "rtx-3090")
+    too_wide = [line for line in out.splitlines() if width(line) > 100]
+    assert too_wide == []
+    assert "Fits with Safe Headroom" in out
+
+
+def test_markdown_reads_like_the_seed_page(capsys):
+    out = run(capsys, "report", "qwen3.5-35b-a3b", "--on", "rtx-3090", "--format", "markdown")
+    lines = out.splitlines()
+    assert lines[0] == "# Qwen3.5 35B-A3B on RTX 3090 — VRAM, KV cache & speed"
+    headings = [line for line in lines if line.startswith("## ")]
+    assert headings == [
+        "## Sizing at a glance", "## Memory Allocation Breakdown (GiB)",
+        "## Recommended Hardware for Current Configuration", "## Production Launch Commands",
+        "## Cloud GPU Comparison & Rent-vs-Buy TCO",
+        "## Fine-Tuning VRAM Requirements (QLoRA / LoRA / Full) — Qwen3.5 35B-A3B",
+        "## Engineering Sizing Notes & Optimization Playbook",
+        "## VRAM Scaling Across Context Windows (4K to 256K, 4-bit Weights)",
+        "## Qwen3.5 35B-A3B × 50 accelerators (4-bit Q4_K_M)",
+        "## Quantization, Memory & Throughput Matrix — Qwen3.5 35B-A3B @ 8K",
+        "## Technical Specifications & FAQ", "## Other models on this hardware",
+        "## This model on other hardware"]
+    assert "- **Required GPU Memory:** 21.28 GiB · 22.85 GB (decimal)" in lines
+    assert "| NVIDIA RTX 3090 | 24 GB (22.8 GiB) | 936 GB/s | 21.28 GiB | 21.75 GiB | " \
+           "~163.9 tok/s | Fits with Safe Headroom |" in lines
+    assert ("| Vultr ($300 Free Credit\\*) | 1x L40S 48GB (Dedicated Instance · $300 Credit\\*) "
+            "| 48 GB | $1.67 / hr | $203.19 / mo | Hourly |") in lines
+    assert "llama-server -hf unsloth/Qwen3.5-35B-A3B-GGUF:Q4_K_M \\" in lines
+
+
+def test_report_with_no_arguments_is_the_default_scenario(capsys):
+    assert main(["--no-plugins"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Qwen3.5 35B-A3B on RTX 3090 — VRAM, KV cache & speed\n")
+
+
+def test_unknown_language(capsys):
+    assert main(["report", "--no-plugins", "--lang", "fr"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "fitproof: error: no catalog for language 'fr'; available: de, en, es")
