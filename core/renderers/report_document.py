@@ -61,6 +61,16 @@ class _Writer:
         tiers = " · ".join(self.tier(t) for t in row.tiers)
         return f"{name} ({tiers})" if tiers else name
 
+    def offer_text(self, pick: Pick) -> str:
+        """'Vast.ai · 1x RTX 3090 (Verified Host)' for a cloud pick, tiers localised."""
+        provider_id, _, offer_id = (pick.id or "").partition("/")
+        provider = self.registry.providers.get(provider_id)
+        offer = next((o for o in provider.offers if o.id == offer_id), None) if provider else None
+        if offer is None:
+            return pick.name or self.t("recommend.none")
+        text = f"{provider.name} · {int(offer.gpus.value)}x {self.registry.hardware[offer.hardware].name}"
+        return text + (f" ({self.tier(offer.tier)})" if offer.tier else "")
+
     def add(self, *blocks: Block) -> None:
         self.blocks.extend(blocks)
 
@@ -119,7 +129,7 @@ class _Writer:
                                         int(report.scenario.inputs["prompt"])),
                                         value=self.n(h["ttft_ms"]))),
             (t("headline.cost"), self.t.money(h["cost_per_mtok_usd"].value, 2)
-             + (f" · {offer.name}" if offer and offer.id else "")),
+             + (f" · {self.offer_text(offer)}" if offer and offer.id else "")),
         )))
 
     def breakdown(self) -> None:
@@ -139,7 +149,7 @@ class _Writer:
         items = []
         for pick in self.report.picks:
             if pick.slot == "cheapest_offer":
-                value = (t("recommend.cloud", offer=pick.name or t("recommend.none"),
+                value = (t("recommend.cloud", offer=self.offer_text(pick),
                            rate=t.money(pick.price.value, 2)) if pick.id else t("recommend.none"))
             else:
                 price = f" · ~{t.money(pick.price.value, 0)}" if pick.price.value else ""
