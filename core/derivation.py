@@ -151,8 +151,8 @@ class DerivationBuilder:
             return self._verdict()
         graph, row = self.graph, self.evaluation.rows[self.row]
         value = self.evaluation.scalar(name, self.row)
-        if name in graph.formulas:
-            node = graph.formulas[name]
+        node = graph.node_for(name, row.family)
+        if node is not None:
             refs = list(dict.fromkeys(r.name for r in ordered_refs(node.formula)))
             inputs = tuple(self.derive(r) for r in refs)
             values = {r: self.evaluation.scalar(r, self.row) for r in refs}

@@ -14,7 +14,7 @@ import attrs
 import numpy as np
 
 from .graph import CANDIDATE_NAMESPACES, FormulaGraph
-from .namespaces import NAMESPACES, Entity, FieldValue, namespace_fields
+from .namespaces import NAMESPACES, Entity, FieldValue, keyed_fields, namespace_fields
 
 
 @attrs.frozen
@@ -31,8 +31,17 @@ class ScenarioRow:
         namespace, _, field = name.partition(".")
         entity = self.entities.get(namespace)
         if entity is not None and field:
+            selector = keyed_fields(namespace).get(field)
+            if selector is not None:
+                return entity.keyed(field, self.entities[selector].id)
             return entity_values(entity).get(field)
         return None
+
+    @property
+    def family(self) -> str | None:
+        """Architecture family of the row's model."""
+        model = self.entities.get("model")
+        return getattr(model.obj, "family", None) if model is not None else None
 
 
 @attrs.frozen
@@ -113,10 +122,13 @@ class Evaluation:
         for name in self.graph.inputs:
             self.values[name] = _column([row.inputs[name].value for row in self.rows])
         for namespace in NAMESPACES:
-            present = [row.entities.get(namespace) for row in self.rows]
+            keyed = keyed_fields(namespace)
             for field in namespace_fields(namespace):
                 self.values[f"{namespace}.{field}"] = _column(
-                    [entity_values(e)[field].value if e is not None else np.nan for e in present])
+                    [(row.leaf(f"{namespace}.{field}").value if field in keyed
+                      else entity_values(row.entities[namespace])[field].value)
+                     if namespace in row.entities else np.nan for row in self.rows])
+        self.families = np.array([row.family or "" for row in self.rows])
 
     # -- public ---------------------------------------------------------------------------
     def get(self, name: str) -> np.ndarray:
@@ -125,6 +137,8 @@ class Evaluation:
             return self.values[name]
         if name in self.graph.formulas:
             return self._formula(name)
+        if name in self.graph.dispatched:
+            return self._dispatched(name)
         selection = self.graph.selection_of(name)
         if selection is not None:
             self.select(selection)
@@ -199,6 +213,21 @@ class Evaluation:
         return decided
 
     # -- internals ------------------------------------------------------------------------
+    def _dispatched(self, name: str) -> np.ndarray:
+        """An ``arch.`` formula: each row takes the formula of its model's family."""
+        result = np.full(len(self.rows), np.nan)
+        for family, node in self.graph.dispatched[name].items():
+            mask = self.families == family
+            if not mask.any():
+                continue
+            for ref in node.formula.refs:
+                self.get(ref)
+            value = np.broadcast_to(np.asarray(node.compiled(self.values), dtype=float),
+                                    (len(self.rows),))
+            result = np.where(mask, value, result)
+        self.values[name] = result
+        return result
+
     def _formula(self, name: str) -> np.ndarray:
         node = self.graph.formulas[name]
         for ref in node.formula.refs:

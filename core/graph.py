@@ -16,8 +16,10 @@ from .compiled import Compiled, compile_tree
 from .errors import Problem
 from .formula_parser import Formula, FormulaSyntaxError, parse_formula
 from .namespaces import NAMESPACES, namespace_fields
-from .specs import (FormulaDef, FormulaPack, InputDef, InputPack, SelectionDef, SelectionPack,
-                    VerdictPack, VerdictRule)
+from .specs import (ArchitecturePack, FormulaDef, FormulaPack, InputDef, InputPack, SelectionDef,
+                    SelectionPack, VerdictPack, VerdictRule)
+
+ARCH = "arch."
 
 # What a selection over each collection exposes as <selection>.<field>.
 CANDIDATE_NAMESPACES: dict[str, tuple[str, ...]] = {
@@ -76,7 +78,14 @@ class FormulaGraph:
     selections: Mapping[str, SelectionNode]
     verdicts: tuple[VerdictNode, ...]
     inputs: Mapping[str, InputNode]
+    dispatched: Mapping[str, Mapping[str, FormulaNode]] = attrs.field(factory=dict)
     _reads: dict[str, frozenset[str]] = attrs.field(factory=dict, eq=False, repr=False)
+
+    def node_for(self, name: str, family: str | None = None) -> FormulaNode | None:
+        """The formula behind ``name``: a formula, or an ``arch.`` formula of ``family``."""
+        if name in self.formulas:
+            return self.formulas[name]
+        return self.dispatched.get(name, {}).get(family or "")
 
     def selection_of(self, name: str) -> str | None:
         """The selection a ``selection.field`` name reads from, if any."""
@@ -87,6 +96,8 @@ class FormulaGraph:
         """Direct references of a formula or selection."""
         if name in self.formulas:
             return self.formulas[name].formula.refs
+        if name in self.dispatched:
+            return frozenset().union(*(n.formula.refs for n in self.dispatched[name].values()))
         if name in self.selections:
             return self.selections[name].refs
         selection = self.selection_of(name)
@@ -101,8 +112,8 @@ class FormulaGraph:
         cache = self._reads
         if name not in cache:
             result: set[str] = set()
-            if name in self.formulas:
-                for dep in self.formulas[name].formula.refs:
+            if name in self.formulas or name in self.dispatched:
+                for dep in self.dependencies(name):
                     result.add(dep)
                     result |= self.reads(dep)
             cache[name] = frozenset(result)
@@ -129,6 +140,7 @@ def selection_fields(selection: SelectionDef) -> dict[str, str]:
 
 def build_graph(formula_packs: Iterable[FormulaPack], selection_packs: Iterable[SelectionPack],
                 verdict_packs: Iterable[VerdictPack], input_packs: Iterable[InputPack],
+                architecture_packs: Iterable[ArchitecturePack] = (),
                 ) -> tuple[FormulaGraph, list[Problem]]:
     """Link every pack's definitions into one graph; return it with the problems found.
 
@@ -213,7 +225,17 @@ def build_graph(formula_packs: Iterable[FormulaPack], selection_packs: Iterable[
                                      "every scenario gets a verdict"))
         verdicts = nodes
 
-    graph = FormulaGraph(formulas, selections, tuple(verdicts), inputs)
+    dispatched: dict[str, dict[str, FormulaNode]] = {}
+    for pack in architecture_packs:
+        for name, definition in pack.formulas.items():
+            formula = _parse(definition.expr, pack.pack.at("formulas", name, "expr"),
+                             f"formulas.{name}.expr", problems)
+            if formula is not None:
+                dispatched.setdefault(ARCH + name, {})[pack.id] = FormulaNode(
+                    ARCH + name, formula, definition, pack.pack.at("formulas", name),
+                    compile_tree(formula.tree))
+
+    graph = FormulaGraph(formulas, selections, tuple(verdicts), inputs, dispatched)
     problems.extend(_check_names(graph))
     problems.extend(_check_cycles(graph))
     return graph, problems
@@ -247,11 +269,18 @@ def _check_names(graph: FormulaGraph) -> list[Problem]:
     known = set(graph.formulas) | set(graph.inputs) | set(fields)
     for selection_name, selection in graph.selections.items():
         known |= {f"{selection_name}.{f}" for f in selection_fields(selection.definition)}
+    families: dict[str, set[str]] = {}
+    for name, nodes in graph.dispatched.items():
+        for family in nodes:
+            families.setdefault(family, set()).add(name)
+    shared = set.intersection(*families.values()) if families else set()
+    family_names = {family: known | names for family, names in families.items()}
+    known |= shared
 
-    def check(refs: Iterable[str], location: str, field: str) -> None:
+    def check(refs: Iterable[str], location: str, field: str, names: set[str] = known) -> None:
         for ref in sorted(refs):
-            if ref not in known:
-                close = difflib.get_close_matches(ref, sorted(known), n=2, cutoff=0.8)
+            if ref not in names:
+                close = difflib.get_close_matches(ref, sorted(names), n=2, cutoff=0.8)
                 hint = f"; did you mean {', '.join(close)}?" if close else ""
                 problems.append(_located(location, field, f"unknown name {ref!r}{hint}"))
 
@@ -261,6 +290,10 @@ def _check_names(graph: FormulaGraph) -> list[Problem]:
         check(node.refs, node.location, f"selections.{name}")
     for node in graph.verdicts:
         check(node.when.refs, node.location, f"rules.{node.rule.id}.when")
+    for name, nodes in graph.dispatched.items():
+        for family, node in nodes.items():
+            check(node.formula.refs, node.location, f"formulas.{name[len(ARCH):]}.expr",
+                  family_names[family])
     return problems
 
 
@@ -273,6 +306,8 @@ def _check_cycles(graph: FormulaGraph) -> list[Problem]:
     def location(name: str) -> str:
         if name in graph.formulas:
             return graph.formulas[name].location
+        if name in graph.dispatched:
+            return next(iter(graph.dispatched[name].values())).location
         return graph.selections[name].location
 
     def visit(name: str) -> None:
@@ -280,7 +315,8 @@ def _check_cycles(graph: FormulaGraph) -> list[Problem]:
         stack.append(name)
         for dep in sorted(graph.dependencies(name)):
             target = graph.selection_of(dep) or dep
-            if target not in graph.formulas and target not in graph.selections:
+            if target not in graph.formulas and target not in graph.selections \
+                    and target not in graph.dispatched:
                 continue
             if state.get(target) == 1:
                 cycle = stack[stack.index(target):] + [target]
@@ -293,7 +329,7 @@ def _check_cycles(graph: FormulaGraph) -> list[Problem]:
         stack.pop()
         state[name] = 2
 
-    for name in sorted(set(graph.formulas) | set(graph.selections)):
+    for name in sorted(set(graph.formulas) | set(graph.selections) | set(graph.dispatched)):
         if name not in state:
             visit(name)
     return problems

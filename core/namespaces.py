@@ -31,9 +31,7 @@ NAMESPACES: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-@cache
-def namespace_fields(namespace: str) -> Mapping[str, str]:
-    """Field name → unit for every formula-readable field of ``namespace``."""
+def _object_schema(namespace: str) -> dict[str, Any]:
     kind, path = NAMESPACES[namespace]
     schema: dict[str, Any] = load_schema(kind)
     for step in path:
@@ -41,8 +39,23 @@ def namespace_fields(namespace: str) -> Mapping[str, str]:
             schema = schema.get("additionalProperties") or schema["items"]
         else:
             schema = schema["properties"][step]
-    return {name: prop["x-unit"] for name, prop in schema.get("properties", {}).items()
+    return schema
+
+
+@cache
+def namespace_fields(namespace: str) -> Mapping[str, str]:
+    """Field name → unit for every formula-readable field of ``namespace``."""
+    return {name: prop["x-unit"] for name, prop in _object_schema(namespace).get("properties", {}).items()
             if "x-unit" in prop}
+
+
+@cache
+def keyed_fields(namespace: str) -> Mapping[str, str]:
+    """Fields holding one figure per id of another selector (x-keyed-by), e.g. the exact
+    weight bytes of a model by quantization: field → selector."""
+    return {name: prop["x-keyed-by"]
+            for name, prop in _object_schema(namespace).get("properties", {}).items()
+            if "x-keyed-by" in prop}
 
 
 @attrs.frozen
@@ -96,3 +109,14 @@ class Entity:
                 result[name] = FieldValue(f"{self.namespace}.{name}", math.nan, unit,
                                           self.pack.path)
         return result
+
+    def keyed(self, name: str, key: str) -> FieldValue:
+        """Field ``name`` (one figure per id) for id ``key``: NaN when the pack has none."""
+        unit = namespace_fields(self.namespace)[name]
+        raw = (getattr(self.obj, name, None) or {}).get(key)
+        if raw is None:
+            return FieldValue(f"{self.namespace}.{name}", math.nan, unit, self.pack.path)
+        return FieldValue(f"{self.namespace}.{name}", float(raw.value), unit,
+                          self.pack.at(*self.base_path, name, key),
+                          raw.source or self.default_sources, raw.note, raw.approximate,
+                          inherited=not raw.source)

@@ -17,7 +17,7 @@ from .loader import (PackSource, cache_entry, cache_file, find_pack_files, load_
                      read_cache, write_cache)
 from .namespaces import Entity, FieldValue
 from .plugins import PluginSet, collect_pack_roots, local_pack_roots, plugin_manager
-from .specs import (CatalogPack, EngineSpec, FormulaPack, HardwareSpec, InputPack, KVCachePack,
+from .specs import (ArchitecturePack, CatalogPack, EngineSpec, FormulaPack, HardwareSpec, InputPack, KVCachePack,
                     KVCacheType, ModelSpec, Provider, QuantFormat, QuantizationPack, ReportPack,
                     ScenarioPack, SelectionPack, VerdictPack, WorkloadSpec)
 
@@ -273,7 +273,8 @@ def link(loaded: Sequence[LoadedPack], warnings: Sequence[str] = ()) -> Registry
         [o for o in objs if isinstance(o, FormulaPack)],
         [o for o in objs if isinstance(o, SelectionPack)],
         [o for o in objs if isinstance(o, VerdictPack)],
-        [o for o in objs if isinstance(o, InputPack)])
+        [o for o in objs if isinstance(o, InputPack)],
+        [o for o in objs if isinstance(o, ArchitecturePack)])
     problems = graph_problems + _check_scenarios(loaded)
     if problems:
         raise PackError(problems)
@@ -379,6 +380,14 @@ def _cross_check(loaded: Sequence[LoadedPack]) -> list[Problem]:
             for field, message in template_problems(pack.obj):
                 problems.append(Problem(message, pack.path,
                                         pack.obj.pack.line_of(*(int(p) if p.isdigit() else p for p in field.split("."))), field))
+    families = {p.id for p in loaded if p.kind == "architecture"}
+    for pack in loaded:
+        if pack.kind == "model" and pack.obj.family not in families:
+            close = difflib.get_close_matches(pack.obj.family, sorted(families), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else \
+                f"; families are {', '.join(sorted(families))}"
+            problems.append(Problem(f"unknown architecture family {pack.obj.family!r}{hint}",
+                                    pack.path, pack.obj.pack.line_of("family"), "family"))
     hardware = {p.id for p in loaded if p.kind == "hardware"}
     for pack in loaded:
         if pack.kind == "provider":

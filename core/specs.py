@@ -52,42 +52,74 @@ _NO_PACK = PackFile(path="<api>")
 
 @attrs.frozen
 class ModelSpec:
-    """An open model: architecture facts and parameter counts."""
+    """An open model: architecture facts, parameter counts, and where they come from."""
 
     id: str
     name: str
     source: Sources
-    params_total: Figure
-    params_active: Figure
+    family: str
     hidden_size: Figure
     num_hidden_layers: Figure
     vocab_size: Figure
     tie_word_embeddings: bool
     kind: str = "model"
     aliases: tuple[str, ...] = ()
-    family: str | None = None
     architecture: str | None = None
     license: str | None = None
     hf_repo: str | None = None
     gguf_repo: str | None = None
+    hf_model_type: str | None = None
     notes: Sources = ()
-    full_attention_layers: Figure | None = None
-    linear_attention_layers: Figure | None = None
+    params_total: Figure | None = None
+    params_active: Figure | None = None
+    stated_params_total: Figure | None = None
+    stated_params_active: Figure | None = None
+    max_position_embeddings: Figure | None = None
     num_attention_heads: Figure | None = None
     num_key_value_heads: Figure | None = None
     head_dim: Figure | None = None
-    max_position_embeddings: Figure | None = None
+    attention_bias: bool | None = None
+    attention_output_gate: bool | None = None
+    mlp_gated: bool | None = None
+    full_attention_layers: Figure | None = None
+    sliding_attention_layers: Figure | None = None
+    sliding_window: Figure | None = None
+    linear_attention_layers: Figure | None = None
+    mamba_layers: Figure | None = None
+    kv_heads_total: Figure | None = None
+    q_lora_rank: Figure | None = None
+    kv_lora_rank: Figure | None = None
+    qk_nope_head_dim: Figure | None = None
+    qk_rope_head_dim: Figure | None = None
+    v_head_dim: Figure | None = None
+    index_n_heads: Figure | None = None
+    index_head_dim: Figure | None = None
+    intermediate_size: Figure | None = None
+    dense_layers: Figure | None = None
+    dense_intermediate_total: Figure | None = None
+    moe_layers: Figure | None = None
+    num_experts: Figure | None = None
+    num_experts_per_tok: Figure | None = None
+    moe_intermediate_size: Figure | None = None
+    shared_expert_intermediate_size: Figure | None = None
+    moe_latent_size: Figure | None = None
+    expert_bias: bool | None = None
     linear_num_key_heads: Figure | None = None
     linear_num_value_heads: Figure | None = None
     linear_key_head_dim: Figure | None = None
     linear_value_head_dim: Figure | None = None
     linear_conv_kernel_dim: Figure | None = None
     linear_state_bytes: Figure | None = None
+    mamba_num_heads: Figure | None = None
+    mamba_head_dim: Figure | None = None
+    ssm_state_size: Figure | None = None
+    mamba_groups: Figure | None = None
+    mamba_conv_kernel: Figure | None = None
+    mamba_state_bytes: Figure | None = None
     recurrent_state_gib: Figure | None = None
-    num_experts: Figure | None = None
-    num_experts_per_tok: Figure | None = None
-    moe_intermediate_size: Figure | None = None
-    shared_expert_intermediate_size: Figure | None = None
+    mtp_layers: Figure | None = None
+    weights_bytes: Mapping[str, Figure] = attrs.field(factory=dict)
+    gguf_tensor_bytes: Mapping[str, int] = attrs.field(factory=dict)
     pack: PackFile = _NO_PACK
 
 
@@ -327,6 +359,21 @@ class ReportPack:
 
 
 @attrs.frozen
+class ArchitecturePack:
+    """Formulas of one attention/mixer family, read by the general formulas as arch.<name>."""
+
+    id: str
+    name: str
+    source: Sources
+    formulas: Mapping[str, "FormulaDef"]
+    kind: str = "architecture"
+    description: str | None = None
+    examples: tuple[str, ...] = ()
+    notes: Sources = ()
+    pack: PackFile = _NO_PACK
+
+
+@attrs.frozen
 class FormulaDef:
     """A named quantity: its expression, unit and one-line description."""
 
@@ -452,6 +499,7 @@ PACK_CLASSES: dict[str, type] = {
     "workload": WorkloadSpec,
     "catalog": CatalogPack,
     "report": ReportPack,
+    "architecture": ArchitecturePack,
 }
 
 

@@ -44,6 +44,13 @@ _COMPARE = {"<": sympy.StrictLessThan, "<=": sympy.LessThan, ">": sympy.StrictGr
 _FUNCS = {"floor": sympy.floor, "ceiling": sympy.ceiling, "sqrt": sympy.sqrt, "abs": sympy.Abs}
 
 
+def _truth(expr: sympy.Basic) -> sympy.Basic:
+    """A number used as a condition means 'is not zero', as in the numeric evaluator."""
+    if isinstance(expr, sympy.logic.boolalg.Boolean):
+        return expr
+    return sympy.Ne(expr, 0, evaluate=False)
+
+
 def _symbol(name: str) -> sympy.Symbol:
     return sympy.Symbol(name, real=True)
 
@@ -61,7 +68,7 @@ def to_sympy(node: Node) -> sympy.Basic:
             return sympy.Mul(-1, operand, evaluate=False)
         if node.op == "+":
             return operand
-        return sympy.Not(operand, evaluate=False)
+        return sympy.Not(_truth(operand), evaluate=False)
     if isinstance(node, Binary):
         a, b = to_sympy(node.left), to_sympy(node.right)
         if node.op == "+":
@@ -85,10 +92,10 @@ def to_sympy(node: Node) -> sympy.Basic:
                  for i, op in enumerate(node.ops)]
         return parts[0] if len(parts) == 1 else sympy.And(*parts, evaluate=False)
     if isinstance(node, BoolOp):
-        values = [to_sympy(v) for v in node.values]
+        values = [_truth(to_sympy(v)) for v in node.values]
         return (sympy.And if node.op == "and" else sympy.Or)(*values, evaluate=False)
     if isinstance(node, Cond):
-        return sympy.Piecewise((to_sympy(node.body), to_sympy(node.test)),
+        return sympy.Piecewise((to_sympy(node.body), _truth(to_sympy(node.test))),
                                (to_sympy(node.orelse), True), evaluate=False)
     if isinstance(node, Call):
         args = [to_sympy(a) for a in node.args]

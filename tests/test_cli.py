@@ -102,12 +102,18 @@ def test_explain_json_has_symbolic_and_latex_forms(capsys):
     data = json.loads(out)
     assert data["value"] == 0.22
     assert data["source"] == pack_line("formulas/memory.yaml", "kv_cache_gib")
-    assert data["written"] == ("round(kv_bytes_per_token * context * batch / 2**30 + "
-                               "recurrent_state_gib * batch, 2)")
+    assert data["written"] == (
+        "round((arch.kv_elements_full * context + arch.kv_elements_window * min(context, "
+        "arch.window_tokens)) * kv.bytes_per_element * batch / 2**30 + recurrent_state_gib "
+        "* batch, 2)")
     assert data["symbolic"].startswith("round(")
     assert r"\operatorname{round}" in data["latex"]
     assert [child["name"] for child in data["inputs"]] == [
-        "kv_bytes_per_token", "context", "batch", "recurrent_state_gib"]
+        "arch.kv_elements_full", "context", "arch.kv_elements_window", "arch.window_tokens",
+        "kv.bytes_per_element", "batch", "recurrent_state_gib"]
+    full = data["inputs"][0]
+    assert full["value"] == 10240
+    assert full["source"] == pack_line("architectures/hybrid-linear.yaml", "kv_elements_full")
 
 
 def test_explain_latex_and_markdown(capsys):

@@ -152,3 +152,14 @@ def test_verdict_rules_must_end_with_a_catch_all(tmp_path):
         """)
     assert found == [f"{tmp_path}/rules.yaml:5: rules.0.when: the last verdict rule must be "
                      "'when: true' so that every scenario gets a verdict"]
+
+
+def test_every_formula_has_a_symbolic_and_a_latex_form(registry):
+    from fitproof.symbolic import to_latex, to_text
+
+    nodes = list(registry.graph.formulas.values())
+    nodes += [n for family in registry.graph.dispatched.values() for n in family.values()]
+    nodes += [n.when for n in registry.graph.verdicts]
+    for node in nodes:
+        formula = getattr(node, "formula", node)
+        assert to_text(formula) and to_latex(formula), node
