@@ -121,6 +121,22 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--lang", default="en", metavar="LANG",
                         help="language of labels and sentences: en (default), de, es")
 
+    importer = commands.add_parser("import", help="write a model pack from a config.json or GGUF")
+    import_commands = importer.add_subparsers(dest="import_command", metavar="FORMAT")
+    for fmt, what in (("hf", "a Hugging Face config.json"), ("gguf", "a GGUF file's header")):
+        sub = import_commands.add_parser(fmt, parents=[common], help=f"a model pack from {what}")
+        sub.add_argument("path", metavar="FILE")
+        sub.add_argument("--id", required=True, dest="model_id",
+                         help="model id: the Hugging Face repository name, lower-cased")
+        sub.add_argument("--out", required=True, metavar="DIR", help="folder to write ID.yaml in")
+        sub.add_argument("--name", help="display name (default: the id)")
+        sub.add_argument("--hf-repo", metavar="ORG/NAME", help="Hugging Face repository")
+        sub.add_argument("--source", help="where the file comes from (default: its path)")
+        sub.add_argument("--force", action="store_true", help="overwrite an existing pack")
+        if fmt == "gguf":
+            sub.add_argument("--quant", help="quantization id of the file (default: from its "
+                                             "header's file type)")
+
     packs = commands.add_parser("packs", help="list, show and validate packs")
     pack_commands = packs.add_subparsers(dest="packs_command", metavar="ACTION")
     listing = pack_commands.add_parser("list", parents=[common], help="list loaded packs")
@@ -150,6 +166,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _explain(args)
         if args.command == "report":
             return _report(args)
+        if args.command == "import":
+            if args.import_command is None:
+                parser.parse_args(["import", "--help"])
+            return _import(args)
         if args.command == "packs":
             if args.packs_command is None:
                 parser.parse_args(["packs", "--help"])
@@ -244,6 +264,26 @@ def _report(args) -> int:
         print(blocks.render_html(document, document[0].text, messages.language), end="")
     else:
         print(blocks.render_text(report_blocks(report, registry, messages, compact=True)), end="")
+    return 0
+
+
+def _import(args) -> int:
+    from .importers.writer import write_pack
+
+    registry = _registry(args)
+    if args.import_command == "hf":
+        from .importers.huggingface import import_config, model_pack_text, read_config
+
+        imported = import_config(read_config(args.path), registry)
+        text = model_pack_text(args.model_id, args.name or args.model_id,
+                               args.source or args.path, imported, args.hf_repo)
+    else:
+        from .importers.gguf import import_gguf
+
+        text = import_gguf(args.path, registry, model_id=args.model_id, name=args.name,
+                           source=args.source, hf_repo=args.hf_repo, quant=args.quant)
+    path = write_pack(text, args.out, args.model_id, force=args.force)
+    print(f"wrote {path}")
     return 0
 
 

@@ -17,7 +17,7 @@ from .loader import (PackSource, cache_entry, cache_file, find_pack_files, load_
                      read_cache, write_cache)
 from .namespaces import Entity, FieldValue
 from .plugins import PluginSet, collect_pack_roots, local_pack_roots, plugin_manager
-from .specs import (ArchitecturePack, CatalogPack, EngineSpec, FormulaPack, HardwareSpec, InputPack, KVCachePack,
+from .specs import (ArchitecturePack, CatalogPack, ImporterPack, EngineSpec, FormulaPack, HardwareSpec, InputPack, KVCachePack,
                     KVCacheType, ModelSpec, Provider, QuantFormat, QuantizationPack, ReportPack,
                     ScenarioPack, SelectionPack, VerdictPack, WorkloadSpec)
 
@@ -61,6 +61,7 @@ class Registry:
         self.workloads: dict[str, WorkloadSpec] = {}
         self.catalogs: dict[str, CatalogPack] = {}
         self.report: ReportPack | None = None
+        self.importers: dict[str, ImporterPack] = {}
         self.quant_formats: dict[str, tuple[QuantFormat, QuantizationPack]] = {}
         self.kv_types: dict[str, tuple[KVCacheType, KVCachePack]] = {}
         for pack in self.packs:
@@ -81,6 +82,8 @@ class Registry:
                 self.catalogs[obj.id] = obj
             elif isinstance(obj, ReportPack):
                 self.report = obj
+            elif isinstance(obj, ImporterPack):
+                self.importers[obj.id] = obj
             elif isinstance(obj, QuantizationPack):
                 for fid, fmt in obj.formats.items():
                     self.quant_formats[fid] = (fmt, obj)

@@ -74,6 +74,7 @@ class ModelSpec:
     params_active: Figure | None = None
     stated_params_total: Figure | None = None
     stated_params_active: Figure | None = None
+    stated_active_basis: str = "all"
     max_position_embeddings: Figure | None = None
     num_attention_heads: Figure | None = None
     num_key_value_heads: Figure | None = None
@@ -359,6 +360,24 @@ class ReportPack:
 
 
 @attrs.frozen
+class ImporterPack:
+    """How a configuration format maps to model-pack fields (see importers/)."""
+
+    id: str
+    source: Sources
+    fields: Mapping[str, tuple[str, ...]]
+    structure: Mapping[str, str]
+    ignored: Mapping[str, tuple[str, ...]]
+    neutral: Mapping[str, tuple[Any, ...]]
+    activations: Mapping[str, bool]
+    dtype_bytes: Mapping[str, float]
+    kind: str = "importer"
+    name: str | None = None
+    model_types: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    pack: PackFile = _NO_PACK
+
+
+@attrs.frozen
 class ArchitecturePack:
     """Formulas of one attention/mixer family, read by the general formulas as arch.<name>."""
 
@@ -500,6 +519,7 @@ PACK_CLASSES: dict[str, type] = {
     "catalog": CatalogPack,
     "report": ReportPack,
     "architecture": ArchitecturePack,
+    "importer": ImporterPack,
 }
 
 

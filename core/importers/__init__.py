@@ -1,0 +1,1 @@
+"""Importers: build model packs from the files models ship with (config.json, GGUF)."""

@@ -1,0 +1,30 @@
+"""Write an imported pack, validated, without overwriting by accident."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import InputError, PackError
+from ..loader import PackSource, load_pack
+
+_ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def write_pack(text: str, out_dir: str | Path, pack_id: str, *, force: bool = False) -> Path:
+    """Validate ``text`` as a pack and write it to ``out_dir/<pack_id>.yaml``."""
+    if not pack_id or not set(pack_id) <= _ID_CHARS or pack_id[0] in "._-":
+        raise InputError(f"--id {pack_id!r}: use lower-case letters, digits, '.', '_' and '-'")
+    folder = Path(out_dir)
+    path = folder / f"{pack_id}.yaml"
+    try:
+        load_pack(PackSource(str(path), "import", pack_id, text.encode("utf-8")))
+    except PackError as exc:  # a bug in the importer, not the user's fault: say so
+        raise PackError([*exc.problems]) from None
+    if path.exists() and not force:
+        raise InputError(f"{path} exists; pass --force to overwrite it")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return path
