@@ -120,13 +120,19 @@ class Registry:
                 raise UnknownIdError(kind, name, hits)
         if len(names) <= 12:  # a short list is more helpful than a guess
             raise UnknownIdError(_KIND_WORDS.get(kind, kind), name, [], list(names))
+        # names that contain every word typed ("qwen 35b" → qwen3.5-35b-a3b) come first
+        words = re.findall(r"[a-z0-9]+", wanted.casefold())
+
+        def has_words(option: str) -> bool:
+            parts = re.findall(r"[a-z0-9]+", option.casefold())
+            return all(any(p.startswith(w) for p in parts) for w in words)
+
+        containing = sorted((k for k, opts in names.items()
+                             if words and any(map(has_words, opts))),
+                            key=lambda k: (len(k), k))
         options = {option.casefold(): key for key, opts in names.items() for option in opts}
         close = difflib.get_close_matches(wanted.casefold(), list(options), n=6, cutoff=0.5)
-        suggestions = list(dict.fromkeys(options[c] for c in close))[:3]
-        if not suggestions:
-            contained = [k for k, opts in names.items()
-                         if any(_key(wanted) in _key(o) for o in opts)]
-            suggestions = sorted(contained)[:3]
+        suggestions = list(dict.fromkeys([*containing, *(options[c] for c in close)]))[:3]
         raise UnknownIdError(_KIND_WORDS.get(kind, kind), name, suggestions)
 
     def pack_of(self, kind: str, id: str) -> LoadedPack | None:

@@ -130,7 +130,7 @@ class _Reader:
         self._state_dtypes(fields)
         for field, value in (mapping.model_types or {}).get(model_type, {}).items():
             fields[field] = value
-            self.notes.append(f"{field}: {value} is a fact of the {model_type} format that its "
+            self.notes.append(f"{field}: {_scalar(value)} is a fact of the {model_type} format that its "
                               "config does not state")
         fields["family"] = self._family(fields)
         if "vision_config" in cfg:
