@@ -374,6 +374,7 @@ class ImporterPack:
     kind: str = "importer"
     name: str | None = None
     model_types: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    file_types: Mapping[str, str] = attrs.field(factory=dict)
     pack: PackFile = _NO_PACK
 
 

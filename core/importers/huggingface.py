@@ -321,7 +321,8 @@ FIELD_ORDER = (
 
 
 def model_pack_text(model_id: str, name: str, source: str, imported: ImportedModel,
-                    hf_repo: str | None = None) -> str:
+                    hf_repo: str | None = None, origin: str = "config by `fitproof import hf`",
+                    ) -> str:
     """YAML text of a model pack (stable field order, one field per line)."""
     lines = ["kind: model", f"id: {model_id}", f"name: {_scalar(name)}"]
     if hf_repo:
@@ -330,7 +331,7 @@ def model_pack_text(model_id: str, name: str, source: str, imported: ImportedMod
     if imported.notes:
         lines.append("notes:")
         lines.extend(f"  - {_scalar(note)}" for note in imported.notes)
-    lines.append("# Architecture facts imported from the config by `fitproof import hf`.")
+    lines.append(f"# Architecture facts imported from the {origin}.")
     for field in FIELD_ORDER:
         if field in imported.fields:
             lines.append(f"{field}: {_scalar(imported.fields[field])}")

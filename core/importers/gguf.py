@@ -1,0 +1,153 @@
+"""``fitproof import gguf``: a model pack from a GGUF file's header, with its exact size.
+
+The header gives the architecture (keys named in ``packs/importers/gguf.yaml``) and every
+tensor's type and byte size, so the pack records the file's exact weight bytes for its
+quantization instead of a bits-per-weight estimate. Only the header is read (memory-mapped);
+tensor data is never touched.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..registry import Registry
+from .huggingface import ConfigNotUnderstood, ImportedModel, model_pack_text
+
+
+def _value(field) -> Any:
+    """A metadata value as plain Python (str, int, float, bool or a list)."""
+    from gguf import GGUFValueType
+
+    if field.types and field.types[0] == GGUFValueType.ARRAY:
+        return field.contents()
+    return field.contents()
+
+
+def read_gguf(path: str | Path):
+    """Open a GGUF file's header; raise :class:`InputError` if it is not one."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"cannot read {path}: no such file")
+    try:
+        from gguf import GGUFReader
+
+        return GGUFReader(path)
+    except Exception as exc:  # gguf raises ValueError/struct errors on anything not GGUF
+        raise InputError(f"{path}: not a readable GGUF file ({exc})") from None
+
+
+def import_gguf(path: str | Path, registry: Registry, *, model_id: str, name: str | None = None,
+                source: str | None = None, hf_repo: str | None = None,
+                quant: str | None = None) -> str:
+    """YAML text of a model pack for the GGUF file at ``path``."""
+    mapping = registry.importers.get("gguf")
+    if mapping is None:
+        raise InputError("no importer pack 'gguf' is loaded")
+    reader = read_gguf(path)
+    meta = {key: _value(field) for key, field in reader.fields.items()
+            if not key.startswith("GGUF.")}
+    arch = meta.get("general.architecture")
+    if not isinstance(arch, str):
+        raise ConfigNotUnderstood(f"{path}: general.architecture is missing")
+    problems: list[str] = []
+    used: set[str] = {"general.architecture"}
+
+    def key(template: str) -> str:
+        return template.replace("{arch}", arch)
+
+    def get(template: str) -> Any:
+        k = key(template)
+        if k in meta:
+            used.add(k)
+            value = meta[k]
+            if isinstance(value, list):
+                if len(set(value)) != 1:
+                    problems.append(f"{k} differs between layers; per-layer sizes are not "
+                                    "understood")
+                    return None
+                return value[0]
+            return value
+        return None
+
+    fields: dict[str, Any] = {"family": "full-attention"}
+    for field, keys in mapping.fields.items():
+        for template in keys:
+            value = get(template)
+            if value is not None:
+                fields[field] = value
+                break
+    if "vocab_size" not in fields:
+        tokens = meta.get("tokenizer.ggml.tokens")
+        if isinstance(tokens, list):
+            fields["vocab_size"] = len(tokens)
+    names = {t.name for t in reader.tensors}
+    fields["tie_word_embeddings"] = "output.weight" not in names
+    layers = int(fields.get("num_hidden_layers") or 0)
+    ffn = get("{arch}.feed_forward_length")
+    value_length = get("{arch}.attention.value_length")
+    if value_length is not None and value_length != fields.get("head_dim"):
+        problems.append(f"{key('{arch}.attention.value_length')} differs from key_length; "
+                        "not understood")
+    if fields.get("num_experts"):
+        dense = int(get("{arch}.leading_dense_block_count") or 0)
+        fields["dense_layers"], fields["moe_layers"] = dense, layers - dense
+        if "moe_intermediate_size" not in fields:
+            fields["moe_intermediate_size"] = ffn
+        elif dense:
+            fields["intermediate_size"] = ffn
+        shared = get("{arch}.expert_shared_feed_forward_length")
+        count = get("{arch}.expert_shared_count")
+        if shared is None and count:
+            shared = int(count) * int(fields["moe_intermediate_size"])
+        fields["shared_expert_intermediate_size"] = int(shared or 0)
+    else:
+        fields["dense_layers"] = layers
+        fields["intermediate_size"] = ffn
+    for required in ("hidden_size", "num_hidden_layers", "vocab_size", "num_attention_heads"):
+        if fields.get(required) is None:
+            problems.append(f"the header gives no {required}")
+
+    ignored = [key(p) for keys in mapping.ignored.values() for p in keys]
+    structural = {key(k) for k in mapping.structure}
+    for k in meta:
+        if k in used or k in structural or any(fnmatch.fnmatchcase(k, p) for p in ignored):
+            continue
+        problems.append(f"GGUF key {k!r} is not understood")
+    if problems:
+        raise ConfigNotUnderstood("cannot size this model safely:\n  " + "\n  ".join(problems))
+
+    quant = quant or _quant_of(meta.get("general.file_type"), mapping, path)
+    registry.resolve("quant", quant)
+    by_type = Counter()
+    for tensor in reader.tensors:
+        by_type[tensor.tensor_type.name] += int(tensor.n_bytes)
+    total = sum(by_type.values())
+    notes = (f"weights_bytes is the sum of the file's tensor sizes ({len(reader.tensors)} "
+             f"tensors) read from its header",
+             f"GGUF architecture {arch!r}; tensor bytes by type: " +
+             ", ".join(f"{t} {n:,}" for t, n in sorted(by_type.items())))
+    imported = ImportedModel(fields, notes)
+    text = model_pack_text(model_id, name or meta.get("general.name") or model_id,
+                           source or str(path), imported, hf_repo,
+                           origin="GGUF header by `fitproof import gguf`")
+    text += f"weights_bytes:\n  {quant}: {total}\n"
+    text += "gguf_tensor_bytes:\n" + "".join(f"  {t}: {n}\n" for t, n in sorted(by_type.items()))
+    return text
+
+
+def _quant_of(file_type: Any, mapping, path) -> str:
+    from gguf import LlamaFileType
+
+    try:
+        name = LlamaFileType(int(file_type)).name
+    except (TypeError, ValueError):
+        raise InputError(f"{path}: the header gives no known general.file_type; pass --quant") \
+            from None
+    if name not in mapping.file_types:
+        raise InputError(f"{path}: file type {name} has no quantization pack; pass --quant with "
+                         "the format's id")
+    return mapping.file_types[name]

@@ -1,0 +1,121 @@
+"""``fitproof import gguf`` on small GGUF files built here with the gguf writer."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import fitproof
+from fitproof.cli import main
+
+gguf = pytest.importorskip("gguf")
+
+
+def build(path, *, tie: bool = False, extra: dict | None = None, file_type=None) -> int:
+    """Write a two-layer Llama-shaped GGUF; return the sum of its tensor bytes."""
+    from gguf import GGMLQuantizationType, GGUFWriter, quants
+
+    writer = GGUFWriter(str(path), "llama")
+    writer.add_name("Tiny Llama")
+    writer.add_block_count(2)
+    writer.add_embedding_length(64)
+    writer.add_feed_forward_length(128)
+    writer.add_head_count(4)
+    writer.add_head_count_kv(2)
+    writer.add_context_length(256)
+    writer.add_vocab_size(96)
+    writer.add_file_type(file_type or gguf.LlamaFileType.MOSTLY_Q8_0)
+    writer.add_layer_norm_rms_eps(1e-5)
+    writer.add_rope_freq_base(10000.0)
+    for key, value in (extra or {}).items():
+        writer.add_uint32(key, value)
+    rng = np.random.default_rng(0)
+
+    def q8(shape):
+        data = rng.standard_normal(shape).astype(np.float32)
+        return quants.quantize(data, GGMLQuantizationType.Q8_0)
+
+    writer.add_tensor("token_embd.weight", q8((96, 64)), raw_dtype=GGMLQuantizationType.Q8_0)
+    if not tie:
+        writer.add_tensor("output.weight", q8((96, 64)), raw_dtype=GGMLQuantizationType.Q8_0)
+    writer.add_tensor("output_norm.weight", np.ones(64, dtype=np.float32))
+    for layer in range(2):
+        for name, shape in (("attn_q", (64, 64)), ("attn_k", (32, 64)), ("attn_v", (32, 64)),
+                            ("attn_output", (64, 64)), ("ffn_gate", (128, 64)),
+                            ("ffn_up", (128, 64)), ("ffn_down", (64, 128))):
+            writer.add_tensor(f"blk.{layer}.{name}.weight", q8(shape),
+                              raw_dtype=GGMLQuantizationType.Q8_0)
+        writer.add_tensor(f"blk.{layer}.attn_norm.weight", np.ones(64, dtype=np.float32))
+        writer.add_tensor(f"blk.{layer}.ffn_norm.weight", np.ones(64, dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    reader = gguf.GGUFReader(str(path))
+    return sum(int(t.n_bytes) for t in reader.tensors), sum(int(t.n_elements)
+                                                          for t in reader.tensors)
+
+
+def test_import_records_the_exact_bytes(tmp_path, capsys):
+    total_bytes, total_elements = build(tmp_path / "tiny.gguf")
+    out = tmp_path / "packs"
+    assert main(["import", "gguf", str(tmp_path / "tiny.gguf"), "--id", "tiny-llama",
+                 "--out", str(out), "--no-plugins"]) == 0
+    assert capsys.readouterr().out.strip() == f"wrote {out / 'tiny-llama.yaml'}"
+    registry = fitproof.load_registry([out], plugins=False)
+    model = registry.models["tiny-llama"]
+    assert model.weights_bytes["Q8_0"].value == total_bytes
+    assert model.gguf_tensor_bytes == {"F32": 5 * 64 * 4, "Q8_0": total_bytes - 5 * 64 * 4}
+    assert not model.tie_word_embeddings
+
+    exact = fitproof.estimate("tiny-llama", "rtx-3090", quant="Q8_0", registry=registry)
+    estimated = fitproof.estimate("tiny-llama", "rtx-3090", quant="BF16", registry=registry)
+    assert exact.evaluation.scalar("model.weights_bytes") == total_bytes
+    assert np.isnan(estimated.evaluation.scalar("model.weights_bytes"))
+    # the architecture formulas count exactly the tensors the file holds
+    assert exact.value("params_total") == total_elements
+    derivation = exact.derivation("weights_gib")
+    leaf = next(d for d in derivation.inputs if d.name == "model.weights_bytes")
+    lines = (out / "tiny-llama.yaml").read_text().splitlines()
+    line = lines.index(f"  Q8_0: {total_bytes}") + 1
+    assert leaf.value == total_bytes
+    assert leaf.location == f"{out / 'tiny-llama.yaml'}:{line}"
+
+
+def test_tied_embeddings_are_detected(tmp_path, registry):
+    build(tmp_path / "tied.gguf", tie=True)
+    from fitproof.importers.gguf import import_gguf
+
+    text = import_gguf(tmp_path / "tied.gguf", registry, model_id="tied")
+    assert "tie_word_embeddings: true" in text
+
+
+def test_unknown_header_keys_are_named(tmp_path, registry):
+    build(tmp_path / "odd.gguf", extra={"llama.mystery_width": 7})
+    from fitproof.importers.gguf import import_gguf
+    from fitproof.importers.huggingface import ConfigNotUnderstood
+
+    with pytest.raises(ConfigNotUnderstood) as caught:
+        import_gguf(tmp_path / "odd.gguf", registry, model_id="odd")
+    assert str(caught.value) == ("cannot size this model safely:\n"
+                                 "  GGUF key 'llama.mystery_width' is not understood")
+
+
+def test_file_type_without_a_format_needs_quant(tmp_path, registry, capsys):
+    build(tmp_path / "q2.gguf", file_type=gguf.LlamaFileType.MOSTLY_Q2_K)
+    assert main(["import", "gguf", str(tmp_path / "q2.gguf"), "--id", "q2", "--out",
+                 str(tmp_path), "--no-plugins"]) == 2
+    assert "file type MOSTLY_Q2_K has no quantization pack; pass --quant" in \
+        capsys.readouterr().err
+    assert main(["import", "gguf", str(tmp_path / "q2.gguf"), "--id", "q2", "--out",
+                 str(tmp_path), "--quant", "UD-Q2_K_XL", "--no-plugins"]) == 0
+
+
+def test_not_a_gguf_file(tmp_path, capsys):
+    path = tmp_path / "fake.gguf"
+    path.write_bytes(b"not a gguf file at all")
+    assert main(["import", "gguf", str(path), "--id", "fake", "--out", str(tmp_path),
+                 "--no-plugins"]) == 2
+    assert "not a readable GGUF file" in capsys.readouterr().err
