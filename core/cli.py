@@ -82,6 +82,16 @@ def _scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool =
                              "GPU's price)")
 
 
+def _billions(text: str) -> float:
+    """A parameter count: 7B, 0.5B, 70e9 or 1T."""
+    match = re.match(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([bBtTmM]?)\s*$", text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"expected a parameter count such as 7B or 70e9, "
+                                         f"got {text!r}")
+    scale = {"": 1, "m": 1e6, "b": 1e9, "t": 1e12}[match.group(2).lower()]
+    return float(match.group(1)) * scale
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--pack-dir", action="append", default=[], metavar="DIR",
@@ -120,6 +130,26 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
     report.add_argument("--lang", default="en", metavar="LANG",
                         help="language of labels and sentences: en (default), de, es")
+
+    models = commands.add_parser("models", parents=[common],
+                                 help="which models fit a piece of hardware; search the library")
+    models.add_argument("search", nargs="?", metavar="TEXT",
+                        help="words the model's id, name or aliases must contain")
+    models.add_argument("--on", dest="hardware", metavar="HW",
+                        help="rank the models that fit this hardware")
+    models.add_argument("--quant", metavar="Q", help="weight format (default Q4_K_M)")
+    models.add_argument("--context", type=tokens, metavar="N", help="context (default 8192)")
+    models.add_argument("--family", help="architecture family, e.g. mla or hybrid-linear")
+    models.add_argument("--min-params", type=_billions, metavar="B",
+                        help="at least this many parameters, e.g. 7B or 7e9")
+    models.add_argument("--max-params", type=_billions, metavar="B",
+                        help="at most this many parameters")
+    models.add_argument("--all", action="store_true",
+                        help="with --on, also list the models that do not fit")
+    models.add_argument("--sort", choices=("size", "speed", "headroom", "name"),
+                        default="size", help="with --on: largest (default), fastest, most "
+                                             "headroom, or by name")
+    models.add_argument("--json", action="store_true")
 
     importer = commands.add_parser("import", help="write a model pack from a config.json or GGUF")
     import_commands = importer.add_subparsers(dest="import_command", metavar="FORMAT")
@@ -166,6 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _explain(args)
         if args.command == "report":
             return _report(args)
+        if args.command == "models":
+            return _models(args)
         if args.command == "import":
             if args.import_command is None:
                 parser.parse_args(["import", "--help"])
@@ -264,6 +296,30 @@ def _report(args) -> int:
         print(blocks.render_html(document, document[0].text, messages.language), end="")
     else:
         print(blocks.render_text(report_blocks(report, registry, messages, compact=True)), end="")
+    return 0
+
+
+def _models(args) -> int:
+    from .queries import models_on, search_models
+    from .renderers.models import models_json, render_models
+
+    registry = _registry(args)
+    if args.hardware:
+        hardware = registry.resolve("hardware", args.hardware)
+        rows = models_on(registry, hardware, quant=args.quant, context=args.context,
+                         include_all=args.all, sort=args.sort)
+        wanted = {r.model for r in search_models(registry, args.search, family=args.family,
+                                                 min_params=args.min_params,
+                                                 max_params=args.max_params)}
+        rows = [r for r in rows if r.model in wanted]
+    else:
+        hardware = None
+        rows = search_models(registry, args.search, family=args.family,
+                             min_params=args.min_params, max_params=args.max_params)
+    if args.json:
+        print(json.dumps(models_json(rows), indent=2, ensure_ascii=False))
+    else:
+        print(render_models(registry, rows, hardware))
     return 0
 
 

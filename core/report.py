@@ -395,16 +395,12 @@ def _quantizations(registry: Registry, scenario: Scenario) -> tuple[QuantRow, ..
 
 
 def _other_models(registry: Registry, scenario: Scenario) -> tuple[ModelRow, ...]:
-    others = sorted(m for m in registry.models if m != scenario.model)
-    if not others:
-        return ()
-    scenarios = []
-    for model in others:
-        try:
-            scenarios.append(_variant(registry, scenario, model=model))
-        except InputError:
-            continue
-    variants = _Variants(registry, scenarios)
-    return tuple(ModelRow(s.model, registry.models[s.model].name, variants.cell("total_gib", i),
-                          variants.cell("decode_tps", i), variants.verdict(i))
-                 for i, s in enumerate(scenarios))
+    """The other models on this hardware (same format and context), those that fit first,
+    largest first (the ranking of ``fitproof models --on``)."""
+    from .queries import models_on
+
+    rows = models_on(registry, scenario.hardware, quant=scenario.quant,
+                     context=int(scenario.inputs["context"]), include_all=True, sort="size")
+    return tuple(ModelRow(r.model, r.name, _cell(registry, "total_gib", r.total_gib),
+                          _cell(registry, "decode_tps", r.decode_tps), r.verdict)
+                 for r in rows if r.model != scenario.model)

@@ -263,3 +263,57 @@ def test_import_cli_errors(tmp_path, capsys):
     assert "use lower-case letters" in capsys.readouterr().err
     with pytest.raises(InputError):
         read_config(config.parent)
+
+
+# -- queries ---------------------------------------------------------------------------------
+def test_models_on_hardware_lists_what_fits_largest_first(capsys):
+    from fitproof.cli import main
+
+    assert main(["models", "--on", "rtx-3090", "--json", "--no-plugins"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows and all(r["verdict"]["id"] in ("fits", "tight") for r in rows)
+    sizes = [r["params_total"] for r in rows]
+    assert sizes == sorted(sizes, reverse=True)
+    assert rows[0]["model"] == "qwen3.5-35b-a3b" and rows[0]["total_gib"] == 21.28
+    assert all(r["headroom_gib"] >= 0 for r in rows)
+    assert "deepseek-v3" not in {r["model"] for r in rows}
+
+
+def test_models_sorted_by_speed_and_including_misfits(capsys):
+    from fitproof.cli import main
+
+    assert main(["models", "--on", "rtx-3090", "--all", "--sort", "speed", "--json",
+                 "--no-plugins"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    fitting = [r for r in rows if r["verdict"]["id"] != "exceeds"]
+    speeds = [r["decode_tps"] for r in fitting]
+    assert speeds == sorted(speeds, reverse=True)
+    assert rows[len(fitting):] and all(r["verdict"]["id"] == "exceeds"
+                                       for r in rows[len(fitting):])
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["deepseek"], {"deepseek-v3", "deepseek-r1", "deepseek-v3.1", "deepseek-v3.2",
+                    "deepseek-r1-distill-qwen-32b"}),
+    (["--family", "mla"], {"deepseek-v3", "deepseek-r1", "deepseek-v3.1", "deepseek-v3.2",
+                           "kimi-k2-instruct"}),
+    (["qwen3", "--max-params", "2B"], {"qwen3-0.6b", "qwen3-1.7b"}),
+    (["llama", "--min-params", "100B"], {"llama-3.1-405b"}),
+])
+def test_model_search(capsys, argv, expected):
+    from fitproof.cli import main
+
+    assert main(["models", *argv, "--json", "--no-plugins"]) == 0
+    found = {r["model"] for r in json.loads(capsys.readouterr().out)}
+    assert expected <= found
+    if argv[0] != "--family":
+        assert found - expected <= {m for m in found if "llama-4" in m or "gemma" in m
+                                    or "nemotron" in m}
+
+
+def test_unknown_family(capsys):
+    from fitproof.cli import main
+
+    assert main(["models", "--family", "rwkv", "--no-plugins"]) == 2
+    assert capsys.readouterr().err.startswith("fitproof: error: unknown family 'rwkv'; "
+                                              "choose one of")

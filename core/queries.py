@@ -1,0 +1,101 @@
+"""Questions across the model library: which models fit this hardware, which match a search."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import attrs
+
+from .errors import InputError
+from .estimate import Batch, Verdict
+from .registry import Registry
+from .scenario import resolve_scenario
+
+SORT_KEYS = ("size", "speed", "headroom", "name")
+
+
+@attrs.frozen
+class ModelFit:
+    """One model on one accelerator: its size, memory, headroom, speed and verdict."""
+
+    model: str
+    name: str
+    family: str
+    params_total: float | None
+    params_active: float | None
+    weights_gib: float | None
+    total_gib: float | None
+    headroom_gib: float | None
+    decode_tps: float | None
+    verdict: Verdict | None
+
+    @property
+    def fits(self) -> bool:
+        return self.verdict is not None and self.verdict.id != "exceeds"
+
+
+def evaluate_models(registry: Registry, models: Iterable[str], *, hardware: str | None = None,
+                    quant: str | None = None, context: int | None = None,
+                    **inputs: float) -> list[ModelFit]:
+    """Every model in ``models`` evaluated on one accelerator, in one vectorised pass."""
+    models = list(models)
+    if not models:
+        return []
+    scenarios = [resolve_scenario(registry, model=m, hardware=hardware, quant=quant,
+                                  inputs={"context": context, **inputs}) for m in models]
+    batch = Batch(registry, scenarios)
+    columns = {name: batch.values(name) for name in
+               ("params_total", "params_active", "weights_gib", "total_gib", "headroom_gib",
+                "decode_tps")}
+    verdicts = batch.verdicts()
+    return [ModelFit(m, registry.models[m].name, registry.models[m].family,
+                     *(columns[name][i] for name in columns), verdicts[i])
+            for i, m in enumerate(models)]
+
+
+def models_on(registry: Registry, hardware: str, *, quant: str | None = None,
+              context: int | None = None, include_all: bool = False, sort: str = "size",
+              **inputs: float) -> list[ModelFit]:
+    """Models that fit ``hardware`` (all of them with ``include_all``), best first.
+
+    ``sort``: ``size`` (largest model first), ``speed`` (fastest decode first),
+    ``headroom`` (most memory left first) or ``name``.
+    """
+    if sort not in SORT_KEYS:
+        raise InputError(f"unknown sort {sort!r}; choose one of {', '.join(SORT_KEYS)}")
+    rows = evaluate_models(registry, sorted(registry.models), hardware=hardware, quant=quant,
+                           context=context, **inputs)
+    if not include_all:
+        rows = [r for r in rows if r.fits]
+
+    def key(row: ModelFit):
+        missing = float("inf")
+        if sort == "name":
+            return (row.name.casefold(),)
+        value = {"size": row.params_total, "speed": row.decode_tps,
+                 "headroom": row.headroom_gib}[sort]
+        return (not row.fits, -(value if value is not None else -missing), row.model)
+
+    return sorted(rows, key=key)
+
+
+def search_models(registry: Registry, text: str | None = None, *, family: str | None = None,
+                  min_params: float | None = None, max_params: float | None = None,
+                  ) -> list[ModelFit]:
+    """Models whose id, name or aliases contain every word of ``text``, of ``family``, with a
+    total parameter count in [min_params, max_params]."""
+    words = re.findall(r"[a-z0-9.]+", (text or "").casefold())
+    if family is not None and family not in {m.family for m in registry.models.values()}:
+        families = sorted({m.family for m in registry.models.values()})
+        raise InputError(f"unknown family {family!r}; choose one of {', '.join(families)}")
+    chosen = []
+    for model in registry.models.values():
+        haystack = " ".join([model.id, model.name, *model.aliases,
+                             model.architecture or ""]).casefold()
+        if all(w in haystack for w in words) and (family is None or model.family == family):
+            chosen.append(model.id)
+    rows = evaluate_models(registry, sorted(chosen))
+    return [r for r in rows
+            if (min_params is None or (r.params_total or 0) >= min_params)
+            and (max_params is None or (r.params_total or 0) <= max_params)]
