@@ -136,6 +136,11 @@ def test_params_total_and_active_in_estimate_json(registry):
 
 
 # -- the importer ----------------------------------------------------------------------------
+# Configs the importer refuses on purpose (test_importer_refuses_* below); their packs
+# are written by hand and checked by the parameter-count tests instead.
+HAND_WRITTEN = {"nvidia__Llama-3_3-Nemotron-Super-49B-v1.json"}
+
+
 def shipped_from_config(registry):
     for model in sorted(registry.models.values(), key=lambda m: m.id):
         config = next((s.split("reference/hf-configs/")[1].split(" ")[0] for s in model.source
@@ -145,7 +150,8 @@ def shipped_from_config(registry):
             candidates = [p for p in CONFIGS.glob("*.json") if "partial" not in p.name
                           and p.stem.split("__")[-1].lower() == model.id]
             config = candidates[0].name if candidates else None
-        if config and (CONFIGS / config).exists() and "partial" not in config:
+        if (config and (CONFIGS / config).exists() and "partial" not in config
+                and config not in HAND_WRITTEN):
             yield model.id, config
 
 
@@ -168,7 +174,7 @@ def test_import_reproduces_the_shipped_pack(registry, model, config):
 def test_round_trip_covers_all_full_reference_configs():
     configs = {c for _, c in ROUND_TRIP}
     full = {p.name for p in CONFIGS.glob("*.json") if "partial" not in p.name}
-    assert full - configs == {"nvidia__Llama-3_3-Nemotron-Super-49B-v1.json"}
+    assert full - configs == HAND_WRITTEN
 
 
 UNSEEN_CASES = [
