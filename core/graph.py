@@ -206,10 +206,11 @@ def build_graph(formula_packs: Iterable[FormulaPack], selection_packs: Iterable[
     verdicts: list[VerdictNode] = []
     verdict_location = ""
     for pack in verdict_packs:
-        if verdicts and not pack.override:
+        if verdicts:
             problems.append(_located(pack.pack.at("rules"), "rules",
                                      f"verdict rules are already defined at {verdict_location}; "
-                                     "add 'override: true' to replace them"))
+                                     "to replace them, give this pack the same id with "
+                                     "'override: true'"))
             continue
         verdict_location = pack.pack.at("rules")
         nodes = []

@@ -35,6 +35,12 @@ class LoadedPack:
     path: str
     origin: str
     obj: Any = attrs.field(eq=False, repr=False)
+    replaces: tuple["LoadedPack", ...] = attrs.field(default=(), eq=False, repr=False)
+
+    @property
+    def override_line(self) -> int | None:
+        pack = getattr(self.obj, "pack", None)
+        return pack.line_of("override") if pack is not None else None
 
 
 def _key(text: str) -> str:
@@ -253,28 +259,65 @@ def pack_sources(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool =
     return sources, problems, list(plugin_set.warnings) + warnings
 
 
+LOCAL_ORIGINS = ("fitproof", "--pack-dir", "FITPROOF_PACK_PATH", "validate", "import")
+
+
 def load_registry(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool = True,
                   extra_plugins: Iterable[object] = (), use_cache: bool = True,
-                  environ: dict[str, str] | None = None) -> Registry:
+                  environ: dict[str, str] | None = None, strict: bool = False) -> Registry:
     """Load every pack: built-in, from installed plugins, from ``FITPROOF_PACK_PATH`` and
     from ``pack_dirs``, in that order.
 
-    Raises :class:`PackError` listing every problem (``file:line: field: message``) when
-    any pack is invalid. ``plugins=False`` ignores installed plugins (the built-in packs
-    are still loaded); ``extra_plugins`` registers plugin objects directly.
+    A plugin that fails to load, or whose packs are invalid, is left out with a warning
+    naming it (``Registry.warnings``) so that the rest keeps working; with ``strict`` any
+    such warning is an error. Invalid built-in or local packs always raise
+    :class:`PackError` listing every problem (``file:line: field: message``).
+    ``plugins=False`` ignores installed plugins; ``extra_plugins`` registers plugin objects
+    directly.
     """
     sources, problems, warnings = pack_sources(pack_dirs, plugins=plugins,
                                                extra_plugins=extra_plugins, environ=environ)
     loaded, load_problems = load_sources(sources, use_cache)
     problems += load_problems
-    if problems:
-        raise PackError(problems)
-    return link(loaded, warnings)
+    origin_of = {source.path: source.origin for source in sources}
+    while True:
+        by_plugin = _plugin_problems(problems, origin_of)
+        if by_plugin and not strict:
+            for origin, plugin_problems in by_plugin.items():
+                warnings.append(f"plugin {origin!r} is disabled; its packs have "
+                                f"{len(plugin_problems)} problem(s):\n    " +
+                                "\n    ".join(map(str, plugin_problems)))
+            loaded = [p for p in loaded if p.origin not in by_plugin]
+            problems = [p for p in problems if origin_of.get(p.file or "") not in by_plugin]
+        if problems:
+            raise PackError(problems)
+        try:
+            registry = link(loaded, warnings)
+        except PackError as exc:
+            problems = list(exc.problems)
+            if strict or not _plugin_problems(problems, origin_of):
+                raise
+            continue
+        if strict and registry.warnings:
+            raise PackError([Problem(f"(--strict) {w}") for w in registry.warnings])
+        return registry
+
+
+def _plugin_problems(problems: Sequence[Problem], origin_of: dict[str, str],
+                     ) -> dict[str, list[Problem]]:
+    """Problems in packs that installed plugins provided, by plugin."""
+    result: dict[str, list[Problem]] = {}
+    for problem in problems:
+        origin = origin_of.get(problem.file or "")
+        if origin is not None and origin not in LOCAL_ORIGINS:
+            result.setdefault(origin, []).append(problem)
+    return result
 
 
 def link(loaded: Sequence[LoadedPack], warnings: Sequence[str] = ()) -> Registry:
     """Cross-check loaded packs and build their formula graph; raise on any problem."""
-    problems = _cross_check(loaded)
+    loaded, problems = _resolve_overrides(loaded)
+    problems += _cross_check(loaded)
     if problems:  # linking broken packs would only add follow-on errors
         raise PackError(problems)
     objs = [p.obj for p in loaded]
@@ -346,19 +389,36 @@ def _display_name(obj: Any) -> str:
     return f"{vendor} {name}" if vendor else name
 
 
-def _cross_check(loaded: Sequence[LoadedPack]) -> list[Problem]:
-    """Checks across packs: duplicate ids and aliases, references to other packs."""
+def _resolve_overrides(loaded: Sequence[LoadedPack]) -> tuple[list[LoadedPack], list[Problem]]:
+    """One pack per kind and id: a later pack replaces an earlier one only when it declares
+    ``override: true``; otherwise the duplicate is an error naming both sources."""
     problems: list[Problem] = []
-    seen: dict[tuple[str, str], LoadedPack] = {}
+    winners: dict[tuple[str, str], LoadedPack] = {}
     for pack in loaded:
         key = (pack.kind, pack.id)
-        if key in seen and not getattr(pack.obj, "override", False):
-            first = seen[key]
+        first = winners.get(key)
+        declares = bool(getattr(pack.obj, "override", False))
+        if first is None:
+            if declares:
+                problems.append(Problem(f"override: true, but no other pack defines "
+                                        f"{pack.kind} {pack.id!r}", pack.path,
+                                        pack.override_line, "override"))
+            winners[key] = pack
+        elif declares:
+            winners[key] = attrs.evolve(pack, replaces=(*first.replaces, first))
+        else:
             problems.append(Problem(
                 f"{pack.kind} id {pack.id!r} is already defined by {first.path} (from "
-                f"{first.origin}); ids must be unique", pack.path, 1, "id"))
-            continue
-        seen[key] = pack
+                f"{first.origin}); ids must be unique, or add 'override: true' to replace it",
+                pack.path, pack.obj.pack.line_of("id"), "id"))
+    kept = [winners[(p.kind, p.id)] for p in loaded
+            if winners[(p.kind, p.id)].path == p.path]
+    return kept, problems
+
+
+def _cross_check(loaded: Sequence[LoadedPack]) -> list[Problem]:
+    """Checks across packs: shared ids of formats and types, aliases, references."""
+    problems: list[Problem] = []
     # quant formats and KV types share one id space each across packs
     for kind, attribute in (("quantization", "formats"), ("kv_cache", "types")):
         owners: dict[str, LoadedPack] = {}

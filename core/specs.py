@@ -63,6 +63,7 @@ class ModelSpec:
     vocab_size: Figure
     tie_word_embeddings: bool
     kind: str = "model"
+    override: bool = False
     aliases: tuple[str, ...] = ()
     architecture: str | None = None
     license: str | None = None
@@ -136,6 +137,7 @@ class HardwareSpec:
     memory_gb: Figure
     memory_bandwidth_gbs: Figure
     kind: str = "hardware"
+    override: bool = False
     aliases: tuple[str, ...] = ()
     notes: Sources = ()
     memory_type: str | None = None
@@ -191,6 +193,7 @@ class Provider:
     source: Sources
     offers: tuple[CloudOffer, ...]
     kind: str = "provider"
+    override: bool = False
     aliases: tuple[str, ...] = ()
     url: str | None = None
     billing: str | None = None
@@ -222,6 +225,7 @@ class QuantizationPack:
     source: Sources
     formats: Mapping[str, QuantFormat]
     kind: str = "quantization"
+    override: bool = False
     name: str | None = None
     notes: Sources = ()
     pack: PackFile = _NO_PACK
@@ -245,6 +249,7 @@ class KVCachePack:
     source: Sources
     types: Mapping[str, KVCacheType]
     kind: str = "kv_cache"
+    override: bool = False
     name: str | None = None
     notes: Sources = ()
     pack: PackFile = _NO_PACK
@@ -272,6 +277,7 @@ class EngineSpec:
     name: str
     source: Sources
     kind: str = "engine"
+    override: bool = False
     aliases: tuple[str, ...] = ()
     url: str | None = None
     weights: str | None = None
@@ -297,6 +303,7 @@ class WorkloadSpec:
     activation_base_gib: Figure
     activation_gib_per_1k_hidden: Figure
     kind: str = "workload"
+    override: bool = False
     label: str | None = None
     aliases: tuple[str, ...] = ()
     quant: str | None = None
@@ -314,6 +321,7 @@ class CatalogPack:
     thousands_separator: str
     messages: Mapping[str, str]
     kind: str = "catalog"
+    override: bool = False
     source: Sources = ()
     pack: PackFile = _NO_PACK
 
@@ -372,6 +380,7 @@ class ImporterPack:
     activations: Mapping[str, bool]
     dtype_bytes: Mapping[str, float]
     kind: str = "importer"
+    override: bool = False
     name: str | None = None
     model_types: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
     file_types: Mapping[str, str] = attrs.field(factory=dict)
@@ -387,6 +396,7 @@ class ArchitecturePack:
     source: Sources
     formulas: Mapping[str, "FormulaDef"]
     kind: str = "architecture"
+    override: bool = False
     description: str | None = None
     examples: tuple[str, ...] = ()
     notes: Sources = ()
@@ -412,6 +422,7 @@ class FormulaPack:
     id: str
     formulas: Mapping[str, FormulaDef]
     kind: str = "formulas"
+    override: bool = False
     name: str | None = None
     description: str | None = None
     source: Sources = ()
@@ -456,6 +467,7 @@ class SelectionPack:
     id: str
     selections: Mapping[str, SelectionDef]
     kind: str = "selections"
+    override: bool = False
     name: str | None = None
     description: str | None = None
     pack: PackFile = _NO_PACK
@@ -481,6 +493,7 @@ class InputPack:
     id: str
     inputs: Mapping[str, InputDef]
     kind: str = "inputs"
+    override: bool = False
     name: str | None = None
     pack: PackFile = _NO_PACK
 

@@ -136,30 +136,73 @@ def test_duplicate_pack_id_names_both_sources(tmp_path):
     with pytest.raises(PackError) as caught:
         fitproof.load_registry([tmp_path], plugins=False)
     assert [str(p) for p in caught.value.problems] == [
-        f"{tmp_path}/rtx-3090.yaml:1: id: hardware id 'rtx-3090' is already defined by "
-        f"{builtin.pack.path} (from fitproof); ids must be unique"]
+        f"{tmp_path}/rtx-3090.yaml:2: id: hardware id 'rtx-3090' is already defined by "
+        f"{builtin.pack.path} (from fitproof); ids must be unique, or add 'override: true' "
+        "to replace it"]
 
 
 def test_verdict_rules_must_end_with_a_catch_all(tmp_path):
-    found = problems_of(tmp_path, rules="""\
+    found = problems_of(tmp_path, verdicts="""\
         kind: verdicts
-        id: rules
+        id: verdicts
         override: true
         rules:
           - id: exceeds
             label: Too big
             when: total_gib > usable_gib
         """)
-    assert found == [f"{tmp_path}/rules.yaml:5: rules.0.when: the last verdict rule must be "
+    assert found == [f"{tmp_path}/verdicts.yaml:5: rules.0.when: the last verdict rule must be "
                      "'when: true' so that every scenario gets a verdict"]
 
 
-def test_every_formula_has_a_symbolic_and_a_latex_form(registry):
-    from fitproof.symbolic import to_latex, to_text
+def test_a_second_set_of_verdict_rules_must_replace_the_first(tmp_path):
+    found = problems_of(tmp_path, strict_rules="""\
+        kind: verdicts
+        id: strict_rules
+        rules:
+          - id: fits
+            label: Fits
+            when: "true"
+        """)
+    assert len(found) == 1 and found[0].startswith(f"{tmp_path}/strict_rules.yaml:3: rules: "
+                                                   "verdict rules are already defined at "
+                                                   "packs/rules/verdicts.yaml:")
 
-    nodes = list(registry.graph.formulas.values())
-    nodes += [n for family in registry.graph.dispatched.values() for n in family.values()]
-    nodes += [n.when for n in registry.graph.verdicts]
-    for node in nodes:
-        formula = getattr(node, "formula", node)
-        assert to_text(formula) and to_latex(formula), node
+
+def test_a_pack_can_replace_a_builtin_pack_by_declaring_it(tmp_path):
+    write_pack(tmp_path, "rtx-3090.yaml", textwrap.dedent("""\
+        kind: hardware
+        id: rtx-3090
+        override: true
+        name: RTX 3090 (power-capped)
+        vendor: NVIDIA
+        source: my own measurement
+        unified_memory: false
+        memory_gb: 24
+        memory_bandwidth_gbs: 800
+        """))
+    registry = fitproof.load_registry([tmp_path], plugins=False)
+    pack = registry.pack_of("hardware", "rtx-3090")
+    assert pack.path == f"{tmp_path}/rtx-3090.yaml"
+    assert [p.path for p in pack.replaces] == ["packs/hardware/rtx-3090.yaml"]
+    assert registry.hardware["rtx-3090"].memory_bandwidth_gbs.value == 800
+    assert len([p for p in registry.packs if p.id == "rtx-3090"]) == 1
+
+
+def test_override_without_anything_to_replace(tmp_path):
+    write_pack(tmp_path, "new-card.yaml", textwrap.dedent("""\
+        kind: hardware
+        id: new-card
+        override: true
+        name: New card
+        vendor: Acme
+        source: test
+        unified_memory: false
+        memory_gb: 8
+        memory_bandwidth_gbs: 100
+        """))
+    with pytest.raises(PackError) as caught:
+        fitproof.load_registry([tmp_path], plugins=False)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{tmp_path}/new-card.yaml:3: override: override: true, but no other pack defines "
+        "hardware 'new-card'"]
