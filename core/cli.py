@@ -226,11 +226,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _registry(args, extra_dirs: Sequence[str] = ()):
     from .registry import load_registry
 
-    registry = load_registry([*args.pack_dir, *extra_dirs], plugins=not args.no_plugins)
+    # --strict turns every plugin warning into an error (load_registry raises PackError)
+    registry = load_registry([*args.pack_dir, *extra_dirs], plugins=not args.no_plugins,
+                             strict=args.strict)
     for warning in registry.warnings:
         print(f"fitproof: warning: {warning}", file=sys.stderr)
-    if registry.warnings and args.strict:
-        raise PackError([])
     return registry
 
 

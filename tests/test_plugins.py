@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 import fitproof
+from fitproof.cli import main
+from fitproof.errors import PackError
 from fitproof.hookspecs import hookimpl
 
-from .conftest import write_pack
+from .conftest import REPO, write_pack
 
 CARD = textwrap.dedent("""\
     kind: hardware
@@ -64,3 +68,121 @@ def test_builtin_packs_come_through_the_hook():
     assert plugins.manager.is_registered(builtin)
     roots, warnings = collect_pack_roots(plugins)
     assert [r.label for r in roots] == ["packs"] and not warnings
+
+
+# --- isolation: a broken plugin is named, left out, and the rest keeps working ----------
+
+def _install_fake_entry_points(monkeypatch, tmp_path, modules: dict[str, str]):
+    """Make ``fitproof.plugins.entry_points`` see one entry point per module written here."""
+    from importlib.metadata import EntryPoint
+
+    import fitproof.plugins
+
+    for name, text in modules.items():
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(text), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    points = [EntryPoint(name=name, value=name, group="fitproof") for name in modules]
+    monkeypatch.setattr(fitproof.plugins, "entry_points",
+                        lambda group: points if group == "fitproof" else [])
+
+
+BAD_PACK_PLUGIN = """\
+    from pathlib import Path
+    from fitproof.hookspecs import hookimpl
+
+    @hookimpl
+    def register_packs(register):
+        register(Path(__file__).parent / "bad_packs")
+    """
+
+
+def test_a_plugin_with_an_invalid_pack_is_disabled_with_a_warning(tmp_path, monkeypatch):
+    write_pack(tmp_path / "bad_packs", "hardware/test-card-48gb.yaml",
+               CARD.replace("memory_gb: 48", "memory_gb: -48"))
+    write_pack(tmp_path / "bad_packs", "hardware/good-card.yaml",
+               CARD.replace("test-card-48gb", "good-card").replace("Test Card", "Good Card"))
+    _install_fake_entry_points(monkeypatch, tmp_path, {"fp_bad_packs": BAD_PACK_PLUGIN})
+    registry = fitproof.load_registry()
+    assert len(registry.warnings) == 1
+    warning = registry.warnings[0]
+    assert warning.startswith("plugin 'fp_bad_packs:fp_bad_packs' is disabled; its packs have "
+                              "1 problem(s):")
+    assert warning.endswith("\n    fp_bad_packs:bad_packs/hardware/test-card-48gb.yaml:8: "
+                            "memory_gb: must be greater than 0 (got -48)")
+    # the whole plugin is out (its valid pack too); the built-in packs all work
+    assert "good-card" not in registry.hardware and "test-card-48gb" not in registry.hardware
+    assert fitproof.estimate("qwen3.5-35b-a3b", "arc-pro-b60",
+                             registry=registry).value("total_gib") == 21.28
+
+    with pytest.raises(PackError) as caught:
+        fitproof.load_registry(strict=True)
+    assert [str(p) for p in caught.value.problems] == [
+        "fp_bad_packs:bad_packs/hardware/test-card-48gb.yaml:8: memory_gb: must be greater "
+        "than 0 (got -48)"]
+
+
+def test_cli_warns_about_a_broken_plugin_and_strict_fails(tmp_path, monkeypatch, capsys):
+    _install_fake_entry_points(monkeypatch, tmp_path, {
+        "fp_missing_dependency": "import fitproof_no_such_dependency\n",
+        "fp_garbage": """\
+            from fitproof.hookspecs import hookimpl
+
+            @hookimpl
+            def register_packs(register):
+                register(42)
+            """})
+    code = main(["estimate", "qwen3.5-35b-a3b", "--on", "arc-pro-b60"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "Fits with Safe Headroom" in out
+    assert err.splitlines() == [
+        "fitproof: warning: plugin 'fp_missing_dependency' from fp_missing_dependency failed "
+        "to load: ModuleNotFoundError: No module named 'fitproof_no_such_dependency'",
+        "fitproof: warning: plugin 'fp_garbage:fp_garbage' failed in register_packs: "
+        "TypeError: register() takes a folder path, got int"]
+
+    code = main(["estimate", "qwen3.5-35b-a3b", "--on", "arc-pro-b60", "--strict"])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    assert err.splitlines() == [
+        "fitproof: 2 problems in packs:",
+        "  (--strict) plugin 'fp_garbage:fp_garbage' failed in register_packs: TypeError: "
+        "register() takes a folder path, got int",
+        "  (--strict) plugin 'fp_missing_dependency' from fp_missing_dependency failed to "
+        "load: ModuleNotFoundError: No module named 'fitproof_no_such_dependency'"]
+    assert "Traceback" not in err
+
+    # packs validate fails while a plugin is broken, even when the given packs are fine
+    code = main(["packs", "validate", str(REPO / "packs" / "hardware" / "rtx-3090.yaml")])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "plugin 'fp_garbage:fp_garbage' failed in register_packs" in out + err
+
+    # --no-plugins leaves them out and says nothing
+    code = main(["estimate", "qwen3.5-35b-a3b", "--on", "arc-pro-b60", "--no-plugins"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == ""
+
+
+def test_packs_show_tells_which_pack_won_and_why(tmp_path, capsys):
+    write_pack(tmp_path, "rtx-3090.yaml", textwrap.dedent("""\
+        kind: hardware
+        id: rtx-3090
+        override: true
+        name: RTX 3090 (power-capped)
+        vendor: NVIDIA
+        source: my own measurement
+        unified_memory: false
+        memory_gb: 24
+        memory_bandwidth_gbs: 800
+        """))
+    code = main(["packs", "show", "rtx-3090", "--no-plugins", "--pack-dir", str(tmp_path)])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert out.splitlines()[1:5] == [
+        f"  file:   {tmp_path}/rtx-3090.yaml",
+        "  from:   --pack-dir",
+        "  overrides: packs/hardware/rtx-3090.yaml (from fitproof)",
+        "  wins:   declares 'override: true' (line 3) and loads after the packs it replaces"]
+    code = main(["packs", "show", "rtx-3090", "--no-plugins"])
+    out, _ = capsys.readouterr()
+    assert "  wins:   the only hardware pack with id 'rtx-3090'" in out.splitlines()

@@ -53,17 +53,31 @@ def find_pack(registry: Registry, name: str, kind: str | None) -> LoadedPack:
 
 def pack_detail(pack: LoadedPack) -> dict[str, Any]:
     data = attrs.asdict(pack.obj, filter=lambda a, v: a.name != "pack" and v not in (None, (), {}))
-    return {**pack_summary(pack), "content": data}
+    overrides = [{"source": old.path, "origin": old.origin} for old in reversed(pack.replaces)]
+    return {**pack_summary(pack), "overrides": overrides, "content": data}
+
+
+def precedence(pack: LoadedPack) -> list[str]:
+    """Why this pack is the one in use: what it replaced, or that its id is unique."""
+    if not pack.replaces:
+        return [f"  wins:   the only {pack.kind} pack with id {pack.id!r}"]
+    lines = []
+    for old in reversed(pack.replaces):  # the most recently replaced first
+        lines.append(f"  overrides: {old.path} (from {old.origin})")
+    lines.append(f"  wins:   declares 'override: true' (line {pack.override_line}) and loads "
+                 "after the packs it replaces")
+    return lines
 
 
 def render_show(registry: Registry, pack: LoadedPack) -> str:
     lines = [f"{pack.kind} {pack.id}: {pack.name}",
              f"  file:   {pack.path}",
-             f"  from:   {pack.origin}"]
+             f"  from:   {pack.origin}",
+             *precedence(pack)]
     obj = pack.obj
     rows = []
     for field in attrs.fields(type(obj)):
-        if field.name in ("pack", "id", "kind", "name"):
+        if field.name in ("pack", "id", "kind", "name", "override"):
             continue
         value = getattr(obj, field.name)
         if value in (None, (), {}, ""):
