@@ -1,0 +1,1 @@
+"""An example fitproof plugin: packs shipped inside a pip-installable package."""
