@@ -111,7 +111,9 @@ def _explain(error, doc: YamlDocument) -> Iterator[Problem]:
             yield Problem(f"missing required field '{key}'", doc.file, line, _dotted(path))
         return
     if "propertyNames" in error.absolute_schema_path:
-        yield Problem(f"name {instance!r} is not allowed here ({_message(error)})", doc.file,
+        rule = (f"names must match the pattern {error.validator_value}"
+                if error.validator == "pattern" else _message(error))
+        yield Problem(f"name {instance!r} is not allowed here: {rule}", doc.file,
                       doc.line_of(path + (instance,)), _dotted(path + (instance,)))
         return
     if validator in ("if", "then", "else", "allOf", "anyOf", "oneOf") and error.context:
@@ -143,15 +145,20 @@ def _message(error) -> str:
     if v == "enum":
         return f"must be one of {', '.join(json.dumps(x) for x in value)} (got {shown}){_suggest(str(instance), [str(x) for x in value])}"
     if v == "pattern":
-        return f"{shown} does not match the pattern {value}"
+        return f"must match the pattern {value} (got {shown})"
     if v == "minLength":
-        return "must not be empty"
+        return "must not be empty" if value == 1 else f"must be at least {value} characters"
     if v in ("minItems", "minProperties"):
         return f"needs at least {value} entr{'y' if value == 1 else 'ies'}"
+    if v in ("maxItems", "maxProperties"):
+        return f"has more than {value} entr{'y' if value == 1 else 'ies'} (got {len(instance)})"
     if v == "maxLength":
-        return f"is longer than {value} characters"
+        return f"is longer than {value} characters (got {len(instance)})"
     if v == "uniqueItems":
-        return "has duplicate entries"
+        seen: list = []
+        repeated = [x for x in instance if x in seen or seen.append(x)]
+        return "lists " + ", ".join(json.dumps(x, ensure_ascii=False) for x in repeated) + \
+            " more than once"
     if v == "propertyNames":
         return error.message
     return error.message
