@@ -92,6 +92,13 @@ def _billions(text: str) -> float:
     return float(match.group(1)) * scale
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with usage errors on one line (the full usage is one ``--help`` away)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--pack-dir", action="append", default=[], metavar="DIR",
@@ -101,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--strict", action="store_true",
                         help="treat plugin warnings as errors")
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="fitproof", parents=[common],
         description="Will this open LLM run on this accelerator, how fast, at what cost — "
                     "and why? Every number comes with its derivation.")

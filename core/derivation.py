@@ -75,6 +75,21 @@ class Derivation:
 
         yield from visit(self, 0)
 
+    def root_causes(self) -> list["Derivation"]:
+        """The unknown steps where the unknown starts, following unknown inputs only: a
+        formula not computable although its inputs are known, or a figure no pack gives.
+        Empty when this step is known."""
+        if self.known:
+            return []
+        unknown = [step for step in self.inputs if not step.known]
+        if not unknown:
+            return [self]
+        causes: dict[str, Derivation] = {}
+        for step in unknown:
+            for cause in step.root_causes():
+                causes.setdefault(cause.name, cause)
+        return list(causes.values())
+
     def walk(self, depth: int = 0) -> Iterator[tuple[int, "Derivation"]]:
         """Yield ``(depth, derivation)`` for this step and every step below it."""
         yield depth, self

@@ -225,6 +225,7 @@ class Evaluation:
             value = np.broadcast_to(np.asarray(node.compiled(self.values), dtype=float),
                                     (len(self.rows),))
             result = np.where(mask, value, result)
+        result = _finite(result)
         self.values[name] = result
         return result
 
@@ -233,9 +234,15 @@ class Evaluation:
         for ref in node.formula.refs:
             self.get(ref)
         value = node.compiled(self.values)
-        value = np.broadcast_to(np.asarray(value, dtype=float), (len(self.rows),)).copy()
+        value = _finite(np.broadcast_to(np.asarray(value, dtype=float), (len(self.rows),)))
         self.values[name] = value
         return value
+
+
+def _finite(value: np.ndarray) -> np.ndarray:
+    """Infinities (a division by zero, an overflowing power) become unknown (NaN), so that
+    nothing downstream — a comparison, a verdict, a minimum — treats them as a figure."""
+    return np.where(np.isinf(value), np.nan, value)
 
 
 class _CandidateEvaluation:
@@ -273,7 +280,7 @@ class _CandidateEvaluation:
             env = self.env()
             for ref in node.formula.refs:
                 self.get(ref)
-            value = np.asarray(node.compiled(env), dtype=float)
+            value = _finite(np.asarray(node.compiled(env), dtype=float))
             self.values[name] = value
             return value
         return np.asarray(self.parent.get(name), dtype=float)[:, None]

@@ -141,7 +141,7 @@ def parse_formula(text: str) -> Formula:
     if not isinstance(text, str):
         raise FormulaSyntaxError("a formula must be text")
     if len(text) > MAX_FORMULA_CHARS:
-        raise FormulaSyntaxError(f"formula is {len(text)} characters long; "
+        raise FormulaSyntaxError(f"formula is {len(text):,} characters long; "
                                  f"the limit is {MAX_FORMULA_CHARS}")
     for index, char in enumerate(text):
         if not char.isascii():

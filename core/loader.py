@@ -69,10 +69,12 @@ def find_pack_files(roots: Iterable[PackRoot]) -> tuple[list[PackSource], list[P
                                         root.label))
                 continue
             for display, entry in entries:
-                if isinstance(entry, Path) and entry.stat().st_size > MAX_PACK_BYTES:
-                    raw = entry.open("rb").read(MAX_PACK_BYTES + 1)
-                else:
-                    raw = entry.read_bytes()
+                size = entry.stat().st_size if isinstance(entry, Path) else None
+                if size is not None and size > MAX_PACK_BYTES:  # never read a huge file
+                    problems.append(Problem(f"file is {size:,} bytes; a pack may be at most "
+                                            f"{MAX_PACK_BYTES:,} bytes", display))
+                    continue
+                raw = entry.read_bytes()
                 stem = entry.name.rsplit(".", 1)[0]
                 sources.append(PackSource(display, root.origin, stem, raw))
         except OSError as exc:

@@ -6,11 +6,23 @@ from ..estimate import Estimate
 from .display import display_number, signed
 
 
-def _q(result: Estimate, name: str) -> str:
+def _q(result: Estimate, name: str, unit: str = "", prefix: str = "") -> str:
+    """``name`` as displayed, with ``prefix`` and `` unit``; a bare ``n/a`` when unknown."""
     quantity = result.quantities.get(name)
-    if quantity is None:
+    if quantity is None or quantity.value is None:
         return "n/a"
-    return display_number(quantity.value, quantity.precision, quantity.display)
+    text = prefix + display_number(quantity.value, quantity.precision, quantity.display)
+    return f"{text} {unit}" if unit else text
+
+
+def _unknown_verdict(result: Estimate) -> str:
+    """Why no verdict rule could decide: the steps where the unknown starts."""
+    causes = [c for name in ("total_gib", "usable_gib")
+              for c in result.derivation(name).root_causes()]
+    if not causes:
+        return "Unknown: figures are missing"
+    cause = causes[0]
+    return f"Unknown: {cause.name} is {cause.missing or 'unknown'} ({cause.location})"
 
 
 def render_estimate(result: Estimate) -> str:
@@ -22,7 +34,7 @@ def render_estimate(result: Estimate) -> str:
     inputs = scenario.inputs
     gpus = int(inputs.get("gpus", 1))
     devices = f"{gpus}x " if gpus > 1 else ""
-    verdict = result.verdict.label if result.verdict else "Unknown: figures are missing"
+    verdict = result.verdict.label if result.verdict else _unknown_verdict(result)
     lines = [
         f"{model.name} on {devices}{hardware.display_name}",
         f"{scenario.quant} · {int(inputs['context']):,} tokens context · KV {scenario.kv} · "
@@ -31,30 +43,31 @@ def render_estimate(result: Estimate) -> str:
         f"  {verdict}",
         "",
         "  Memory",
-        f"    Model weights             {_q(result, 'weights_gib')} GiB",
-        f"    KV cache & state          {_q(result, 'kv_cache_gib')} GiB",
-        f"    Engine & activation       {_q(result, 'overhead_gib')} GiB",
-        f"    Offloaded to system RAM   {_q(result, 'offload_gib')} GiB",
-        f"    Required                  {_q(result, 'total_gib')} GiB ({_q(result, 'total_gb')} GB)",
-        f"    Usable                    {_q(result, 'usable_gib')} GiB of "
-        f"{display_number(hardware.memory_gb.value * gpus, 0)} GB physical",
-        f"    Headroom                  {signed(_q(result, 'headroom_gib'))} GiB "
+        f"    Model weights             {_q(result, 'weights_gib', 'GiB')}",
+        f"    KV cache & state          {_q(result, 'kv_cache_gib', 'GiB')}",
+        f"    Engine & activation       {_q(result, 'overhead_gib', 'GiB')}",
+        f"    Offloaded to system RAM   {_q(result, 'offload_gib', 'GiB')}",
+        f"    Required                  {_q(result, 'total_gib', 'GiB')} "
+        f"({_q(result, 'total_gb', 'GB')})",
+        f"    Usable                    {_q(result, 'usable_gib', 'GiB')} of "
+        f"{_q(result, 'physical_gb', 'GB')} physical",
+        f"    Headroom                  {signed(_q(result, 'headroom_gib', 'GiB'))} "
         f"({_q(result, 'utilization')} utilization)",
         "",
         "  Speed",
-        f"    Decode                    ~{_q(result, 'decode_tps')} tok/s",
-        f"    Prefill                   ~{_q(result, 'prefill_tps')} tok/s",
-        f"    Time to first token       ~{_q(result, 'ttft_ms')} ms for a "
+        f"    Decode                    {_q(result, 'decode_tps', 'tok/s', '~')}",
+        f"    Prefill                   {_q(result, 'prefill_tps', 'tok/s', '~')}",
+        f"    Time to first token       {_q(result, 'ttft_ms', 'ms', '~')} for a "
         f"{int(inputs['prompt']):,}-token prompt",
         "",
         "  Cost",
     ]
     offer = result.selections().get("cheapest_offer", {})
     if offer.get("label"):
-        lines.append(f"    Per 1M tokens             ${_q(result, 'cost_per_mtok_usd')} at "
-                     f"${_q(result, 'cloud_hourly_usd')}/h ({offer['label']})")
+        lines.append(f"    Per 1M tokens             {_q(result, 'cost_per_mtok_usd', '', '$')} at "
+                     f"{_q(result, 'cloud_hourly_usd', '', '$')}/h ({offer['label']})")
     else:
-        lines.append("    Per 1M tokens             n/a (no cloud offer holds this model)")
+        lines.append("    Per 1M tokens             n/a (no cloud offer is known to hold this model)")
     lines += ["", f"Every number has a derivation: fitproof explain total_gib {scenario.model} "
                   f"--on {scenario.hardware}"]
     return "\n".join(lines)

@@ -1,0 +1,159 @@
+"""Hostile packs and inputs, end to end: each is refused (or evaluated safely) with one
+clear message naming file, line and field; nothing runs, nothing hangs, no traceback."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import time
+
+import pytest
+
+from fitproof.cli import main
+from fitproof.formula_parser import FormulaSyntaxError, parse_formula
+
+from .conftest import pack_line, write_pack
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exit_:  # argparse's usage errors, as the `fitproof` script exits
+        code = exit_.code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+ZERO = """\
+    kind: formulas
+    id: zero
+    formulas:
+      overhead_gib:
+        expr: 1 / (batch - batch)
+        unit: GiB
+        description: a buffer that divides by zero
+        override: true
+      cost_per_mtok_usd:
+        expr: 9 ** 9 ** 9
+        unit: USD
+        description: an overflowing power
+        override: true
+    """
+
+
+def test_division_by_zero_and_overflow_at_evaluation_are_unknown_not_numbers(tmp_path, capsys):
+    write_pack(tmp_path, "zero.yaml", textwrap.dedent(ZERO))
+    scenario = ["qwen3.5-35b-a3b", "--on", "rtx-3090", "--no-plugins", "--pack-dir", str(tmp_path)]
+    started = time.perf_counter()
+    code, out, err = run(capsys, "estimate", *scenario, "--json")
+    assert time.perf_counter() - started < 30  # bounded: 9**9**9 is never computed exactly
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    quantities = data["quantities"]
+    # unknown spreads to everything that needs it, and stops there
+    assert quantities["overhead_gib"] == {"value": None, "unit": "GiB",
+                                          "source": f"{tmp_path}/zero.yaml:4"}
+    for name in ("total_gib", "headroom_gib", "utilization", "decode_tps", "cost_per_mtok_usd"):
+        assert quantities[name]["value"] is None, name
+    assert quantities["weights_gib"]["value"] == 20.5
+    assert round(quantities["prefill_tps"]["value"]) == 5917
+    # no verdict rule is decided on an unknown figure ("exceeds" would be a wrong answer)
+    assert data["verdict"] == {"id": None, "label": "Unknown (missing figures)", "source": None}
+
+    code, out, _ = run(capsys, "estimate", *scenario)
+    assert code == 0
+    assert out.splitlines()[3] == (
+        "  Unknown: overhead_gib is not computable for these inputs (division by zero or out "
+        f"of range) ({tmp_path}/zero.yaml:4)")
+    assert "    Engine & activation       n/a" in out.splitlines()
+
+    code, out, _ = run(capsys, "explain", "overhead_gib", *scenario)
+    assert out.splitlines()[:5] == [
+        "overhead_gib = unknown (not computable for these inputs (division by zero or out of "
+        f"range))  {tmp_path}/zero.yaml:4",
+        "  a buffer that divides by zero",
+        "  = 1 / (batch - batch)",
+        "  = 1 / (1 - 1)",
+        f"  overrides the definition at {pack_line('formulas/memory.yaml', 'overhead_gib')}"]
+
+
+def test_a_one_megabyte_formula_is_refused_quickly():
+    started = time.perf_counter()
+    with pytest.raises(FormulaSyntaxError) as caught:
+        parse_formula("1+" * 500_000 + "1")
+    assert str(caught.value) == "formula is 1,000,001 characters long; the limit is 2000"
+    with pytest.raises(FormulaSyntaxError):
+        parse_formula("x" * 1_000_000)
+    assert time.perf_counter() - started < 5
+
+
+def test_a_long_formula_in_a_pack_names_file_line_and_field(tmp_path, capsys):
+    write_pack(tmp_path, "long.yaml", "kind: formulas\nid: long\nformulas:\n  x:\n"
+               f"    expr: \"{'1+' * 300_000}1\"\n    unit: GiB\n    description: long\n")
+    code, out, _ = run(capsys, "packs", "validate", "--no-plugins", str(tmp_path / "long.yaml"))
+    assert code == 1
+    assert out.splitlines()[0] == (f"{tmp_path}/long.yaml:5: formulas.x.expr: is longer than "
+                                   "2000 characters (got 600001)")
+
+
+def test_a_100_megabyte_file_is_refused_without_being_read(tmp_path, capsys):
+    huge = tmp_path / "huge.yaml"
+    with huge.open("wb") as handle:  # sparse: costs no disk and no time
+        handle.truncate(100 * 1024 * 1024)
+    message = f"{huge}: file is 104,857,600 bytes; a pack may be at most 1,000,000 bytes"
+    started = time.perf_counter()
+    code, out, _ = run(capsys, "packs", "validate", "--no-plugins", str(huge))
+    assert code == 1 and out.splitlines()[0] == message
+    code, out, err = run(capsys, "estimate", "--no-plugins", "--pack-dir", str(tmp_path))
+    assert code == 1 and out == ""
+    assert err.splitlines() == ["fitproof: 1 problem in packs:", f"  {message}"]
+    assert time.perf_counter() - started < 30
+
+
+def test_look_alike_characters_in_a_pack_formula(tmp_path, capsys):
+    write_pack(tmp_path, "lookalike.yaml", textwrap.dedent("""\
+        kind: formulas
+        id: lookalike
+        formulas:
+          doubled_total:
+            expr: 2 * tоtal_gib
+            unit: GiB
+            description: the 'o' of total is a Cyrillic о
+        """))
+    code, out, err = run(capsys, "estimate", "--no-plugins", "--pack-dir", str(tmp_path))
+    assert code == 1 and out == ""
+    assert err.splitlines() == [
+        "fitproof: 1 problem in packs:",
+        f"  {tmp_path}/lookalike.yaml:5: formulas.doubled_total.expr: formula rejected: "
+        "character 'о' (U+043E) is not allowed; formulas are plain ASCII (column 6)"]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--context", "0"], "fitproof: error: context must be at least 1 (got 0)"),
+    (["--context=-32K"], "fitproof: error: context must be at least 1 (got -32768)"),
+    (["--context", "abc"], "fitproof estimate: error: argument --context: expected a whole "
+                           "number of tokens such as 8192 or 8K, got 'abc' (see fitproof "
+                           "estimate --help)"),
+    (["--context", "10G"], "fitproof estimate: error: argument --context: expected a whole "
+                           "number of tokens such as 8192 or 8K, got '10G' (see fitproof "
+                           "estimate --help)"),
+    (["--context", "999999999999"], "fitproof: error: context must be at most 100000000 "
+                                    "(got 999999999999)"),
+    (["--batch", "-3"], "fitproof: error: batch must be at least 1 (got -3)"),
+    (["--gpus", "-1"], "fitproof: error: gpus must be at least 1 (got -1)"),
+    (["--offload", "-0.5"], "fitproof: error: offload must be at least 0% (got -0.5)"),
+    (["--offload", "100.5"], "fitproof: error: offload must be at most 100% (got 100.5)"),
+    (["--offload", "50%"], "fitproof estimate: error: argument --offload: expected a number, "
+                           "got '50%' (see fitproof estimate --help)"),
+    (["--hours-per-day", "25"], "fitproof: error: hours_per_day must be at most 24 (got 25)"),
+    (["--prompt", "0"], "fitproof: error: prompt must be at least 1 (got 0)"),
+    (["--budget", "-5"], "fitproof: error: budget_usd must be at least 0 (got -5)"),
+    (["--workload", "pretraining"], "fitproof: error: unknown workload 'pretraining'; choose "
+                                    "one of full, inference, lora, qlora"),
+    (["--engine", "tensorrt"], "fitproof: error: unknown engine 'tensorrt'; choose one of "
+                               "llama.cpp, vllm"),
+])
+def test_out_of_range_and_unknown_inputs_exit_2_with_one_line(capsys, argv, message):
+    code, out, err = run(capsys, "estimate", "--no-plugins", *argv)
+    assert (code, out, err.splitlines()) == (2, "", [message])
