@@ -13,6 +13,7 @@ or sympy expressions (``symbolic.py``); pack text never reaches eval, exec or sy
 from __future__ import annotations
 
 import ast
+import warnings
 from typing import Union
 
 import attrs
@@ -151,7 +152,14 @@ def parse_formula(text: str) -> Formula:
     if not text:
         raise FormulaSyntaxError("formula is empty")
     try:
-        module = ast.parse(text, mode="eval")
+        with warnings.catch_warnings():
+            # e.g. "9e9and x": Python only warns; for a formula it is an error, and a
+            # warning must not leak onto the user's terminal
+            warnings.simplefilter("error", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            module = ast.parse(text, mode="eval")
+    except SyntaxWarning as exc:
+        raise FormulaSyntaxError(f"not a valid expression: {exc}") from None
     except SyntaxError as exc:
         raise FormulaSyntaxError(f"not a valid expression: {exc.msg}", exc.offset) from None
     except (ValueError, MemoryError, RecursionError):

@@ -78,6 +78,7 @@ def test_huge_exponents_evaluate_quickly_to_infinity():
     ("max(x=1, y=2)", "max() takes plain positional arguments (column 1)"),
     ("m\u0430x(1, 2)", "character 'а' (U+0430) is not allowed; formulas are plain ASCII (column 2)"),
     ("x +", "not a valid expression: invalid syntax"),
+    ("9e9and x", "not a valid expression: invalid decimal literal (column 3)"),
     ("", "formula is empty"),
 ])
 def test_rejected(text, message):
