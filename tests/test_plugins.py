@@ -186,3 +186,39 @@ def test_packs_show_tells_which_pack_won_and_why(tmp_path, capsys):
     code = main(["packs", "show", "rtx-3090", "--no-plugins"])
     out, _ = capsys.readouterr()
     assert "  wins:   the only hardware pack with id 'rtx-3090'" in out.splitlines()
+
+
+def test_a_plugin_reusing_a_builtin_id_is_refused_unless_it_overrides(tmp_path, monkeypatch,
+                                                                      capsys):
+    card = textwrap.dedent("""\
+        kind: hardware
+        id: rtx-3090
+        name: RTX 3090 (factory overclocked)
+        vendor: NVIDIA
+        source: test fixture
+        unified_memory: false
+        memory_gb: 24
+        memory_bandwidth_gbs: 1000
+        """)
+    write_pack(tmp_path / "bad_packs", "hardware/rtx-3090.yaml", card)
+    _install_fake_entry_points(monkeypatch, tmp_path, {"fp_clashing": BAD_PACK_PLUGIN})
+    registry = fitproof.load_registry()
+    assert registry.warnings == (
+        "plugin 'fp_clashing:fp_clashing' is disabled; its packs have 1 problem(s):\n"
+        "    fp_clashing:bad_packs/hardware/rtx-3090.yaml:2: id: hardware id 'rtx-3090' is "
+        "already defined by packs/hardware/rtx-3090.yaml (from fitproof); ids must be "
+        "unique, or add 'override: true' to replace it",)
+    assert registry.hardware["rtx-3090"].memory_bandwidth_gbs.value == 936
+
+    write_pack(tmp_path / "bad_packs", "hardware/rtx-3090.yaml",
+               card.replace("id: rtx-3090\n", "id: rtx-3090\noverride: true\n"))
+    registry = fitproof.load_registry()
+    assert registry.warnings == ()
+    assert registry.hardware["rtx-3090"].memory_bandwidth_gbs.value == 1000
+    code = main(["packs", "show", "rtx-3090"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and out.splitlines()[1:5] == [
+        "  file:   fp_clashing:bad_packs/hardware/rtx-3090.yaml",
+        "  from:   fp_clashing:fp_clashing",
+        "  overrides: packs/hardware/rtx-3090.yaml (from fitproof)",
+        "  wins:   declares 'override: true' (line 3) and loads after the packs it replaces"]
