@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 
+import gguf
 import numpy as np
 import pytest
 
 import fitproof
 from fitproof.cli import main
-
-gguf = pytest.importorskip("gguf")
 
 
 def build(path, *, tie: bool = False, extra: dict | None = None, file_type=None) -> int:

@@ -1,0 +1,39 @@
+"""The wheel ships every subpackage of core/ and declares what the code imports."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import REPO
+
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+
+def project() -> dict:
+    return tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def test_every_core_subpackage_is_in_the_wheel():
+    packages = set(project()["tool"]["setuptools"]["packages"])
+    found = {"fitproof." + ".".join(p.parent.relative_to(REPO / "core").parts)
+             for p in (REPO / "core").rglob("__init__.py")}
+    found = {name.rstrip(".") for name in found}
+    assert found <= packages, sorted(found - packages)
+
+
+def test_third_party_imports_are_declared_dependencies():
+    import ast
+    import sys
+
+    declared = {d.split(">")[0].split("=")[0].split("[")[0].strip().lower()
+                for d in project()["project"]["dependencies"]}
+    imported: set[str] = set()
+    for path in (REPO / "core").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    third_party = {m for m in imported if m not in sys.stdlib_module_names and m != "fitproof"}
+    distribution = {"yaml": "pyyaml"}
+    assert {distribution.get(m, m) for m in third_party} <= declared, third_party
