@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import itertools
 import textwrap
 
 import numpy as np
@@ -122,8 +123,6 @@ def _table(registry, **choices_and_inputs):
     """One scenario per combination; values per quantity."""
     scenarios = []
     keys = list(choices_and_inputs)
-    import itertools
-
     for combo in itertools.product(*(choices_and_inputs[k] for k in keys)):
         picked = dict(zip(keys, combo))
         inputs = {k: v for k, v in picked.items() if k in ("context", "batch", "gpus")}

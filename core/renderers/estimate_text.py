@@ -16,9 +16,8 @@ def _q(result: Estimate, name: str, unit: str = "", prefix: str = "") -> str:
 
 
 def _unknown_verdict(result: Estimate) -> str:
-    """Why no verdict rule could decide: the steps where the unknown starts."""
-    causes = [c for name in ("total_gib", "usable_gib")
-              for c in result.derivation(name).root_causes()]
+    """Why no verdict rule could decide: the first step where the unknown starts."""
+    causes = result.derivation("verdict").root_causes()
     if not causes:
         return "Unknown: figures are missing"
     cause = causes[0]

@@ -27,11 +27,10 @@ def render_list(packs: list[LoadedPack]) -> str:
 
 def find_pack(registry: Registry, name: str, kind: str | None) -> LoadedPack:
     """The pack called ``name`` (id or alias), of ``kind`` when given."""
-    kinds = {"model": "model", "hardware": "hardware", "provider": "provider",
-             "engine": "engine", "scenario": "scenario"}
+    aliased_kinds = ("model", "hardware", "provider", "engine", "scenario")  # have aliases
     matches = [p for p in registry.packs if p.id == name and (not kind or p.kind == kind)]
     if not matches:
-        for pack_kind in ([kind] if kind else list(kinds)):
+        for pack_kind in ([kind] if kind else aliased_kinds):
             try:
                 found = registry.resolve(pack_kind, name)
             except (UnknownIdError, KeyError):
