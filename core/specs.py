@@ -151,6 +151,9 @@ class HardwareSpec:
     price_usd: Figure | None = None
     used_price_usd: Figure | None = None
     interconnect: str | None = None
+    interconnect_gbs: Figure | None = None
+    interconnect_latency_us: Figure | None = None
+    backend: str | None = None
     form_factor: str | None = None
     pack: PackFile = _NO_PACK
 
