@@ -107,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="ignore installed plugin packages (built-in packs still load)")
     common.add_argument("--strict", action="store_true",
                         help="treat plugin warnings as errors")
+    common.add_argument("--profile", metavar="NAME",
+                        help="formula profile: measured (default) or seed (the seed pages' "
+                             "formulas)")
 
     parser = Parser(
         prog="fitproof", parents=[common],
@@ -235,7 +238,7 @@ def _registry(args, extra_dirs: Sequence[str] = ()):
 
     # --strict turns every plugin warning into an error (load_registry raises PackError)
     registry = load_registry([*args.pack_dir, *extra_dirs], plugins=not args.no_plugins,
-                             strict=args.strict)
+                             strict=args.strict, profile=args.profile)
     for warning in registry.warnings:
         print(f"fitproof: warning: {warning}", file=sys.stderr)
     return registry

@@ -17,12 +17,13 @@ from .loader import (PackSource, cache_entry, cache_file, find_pack_files, load_
                      read_cache, write_cache)
 from .namespaces import Entity, FieldValue
 from .plugins import PluginSet, collect_pack_roots, local_pack_roots, plugin_manager
-from .specs import (ArchitecturePack, CatalogPack, ImporterPack, EngineSpec, FormulaPack, HardwareSpec, InputPack, KVCachePack,
-                    KVCacheType, ModelSpec, Provider, QuantFormat, QuantizationPack, ReportPack,
-                    ScenarioPack, SelectionPack, VerdictPack, WorkloadSpec)
+from .quant_formats import resolve_format, type_of
+from .specs import (TENSOR_CLASSES, ArchitecturePack, BlockType, CatalogPack, ImporterPack, EngineSpec, FormulaPack, HardwareSpec, InputPack, KVCachePack,
+                    KVCacheType, ModelSpec, ProfilePack, Provider, QuantFormat, QuantizationPack,
+                    ReportPack, ScenarioPack, SelectionPack, VerdictPack, WorkloadSpec)
 
 KINDS_WITH_NAMES = ("model", "hardware", "provider", "quant", "kv", "engine", "scenario",
-                    "workload")
+                    "workload", "profile")
 
 
 @attrs.frozen
@@ -55,10 +56,13 @@ class Registry:
     """
 
     def __init__(self, packs: Sequence[LoadedPack], graph: FormulaGraph,
-                 warnings: Sequence[str] = ()):
+                 warnings: Sequence[str] = (), profile: str | None = None):
         self.packs = tuple(packs)
         self.graph = graph
         self.warnings = tuple(warnings)
+        #: the profile whose formulas ``graph`` holds (None when no profile pack exists)
+        self.profile = profile
+        self.profiles: dict[str, ProfilePack] = {}
         self.models: dict[str, ModelSpec] = {}
         self.hardware: dict[str, HardwareSpec] = {}
         self.providers: dict[str, Provider] = {}
@@ -69,6 +73,7 @@ class Registry:
         self.report: ReportPack | None = None
         self.importers: dict[str, ImporterPack] = {}
         self.quant_formats: dict[str, tuple[QuantFormat, QuantizationPack]] = {}
+        self.block_types: dict[str, tuple[BlockType, str]] = {}
         self.kv_types: dict[str, tuple[KVCacheType, KVCachePack]] = {}
         for pack in self.packs:
             obj = pack.obj
@@ -86,6 +91,8 @@ class Registry:
                 self.workloads[obj.id] = obj
             elif isinstance(obj, CatalogPack):
                 self.catalogs[obj.id] = obj
+            elif isinstance(obj, ProfilePack):
+                self.profiles[obj.id] = obj
             elif isinstance(obj, ReportPack):
                 self.report = obj
             elif isinstance(obj, ImporterPack):
@@ -93,9 +100,13 @@ class Registry:
             elif isinstance(obj, QuantizationPack):
                 for fid, fmt in obj.formats.items():
                     self.quant_formats[fid] = (fmt, obj)
+                for tid, block in obj.types.items():
+                    self.block_types[tid] = (block, obj.pack.at("types", tid))
             elif isinstance(obj, KVCachePack):
                 for tid, kv in obj.types.items():
                     self.kv_types[tid] = (kv, obj)
+        self.quant_formats = {fid: (resolve_format(fmt, self.block_types), pack)
+                              for fid, (fmt, pack) in self.quant_formats.items()}
         self._entities: dict[tuple[str, str], Entity] = {}
         self._candidates: CandidatePool | None = None
 
@@ -105,6 +116,7 @@ class Registry:
         table: Mapping[str, Any] = {
             "model": self.models, "hardware": self.hardware, "provider": self.providers,
             "engine": self.engines, "scenario": self.scenarios, "workload": self.workloads,
+            "profile": self.profiles,
             "quant": {k: v[0] for k, v in self.quant_formats.items()},
             "kv": {k: v[0] for k, v in self.kv_types.items()},
         }[kind]
@@ -140,6 +152,31 @@ class Registry:
         close = difflib.get_close_matches(wanted.casefold(), list(options), n=6, cutoff=0.5)
         suggestions = list(dict.fromkeys([*containing, *(options[c] for c in close)]))[:3]
         raise UnknownIdError(_KIND_WORDS.get(kind, kind), name, suggestions)
+
+    def with_profile(self, name: str | None) -> "Registry":
+        """The same packs evaluated with the formulas of profile ``name`` (id or alias;
+        ``None`` keeps this registry's profile).
+
+        Raises :class:`UnknownIdError` for an unknown profile and :class:`PackError` when
+        that profile's formulas do not link.
+        """
+        if name is None:
+            return self
+        wanted = self.resolve("profile", name)
+        if wanted == self.profile:
+            return self
+        graph, problems = profile_graph(self.packs, wanted)
+        if problems:
+            raise PackError(problems)
+        return Registry(self.packs, graph, self.warnings, wanted)
+
+    def check_profiles(self) -> list[Problem]:
+        """Problems in the formulas of every profile but the one already linked."""
+        problems: list[Problem] = []
+        for profile in self.profiles:
+            if profile != self.profile:
+                problems += profile_graph(self.packs, profile)[1]
+        return list(dict.fromkeys(problems))
 
     def pack_of(self, kind: str, id: str) -> LoadedPack | None:
         for pack in self.packs:
@@ -246,6 +283,43 @@ class CandidatePool(Mapping):
 _KIND_WORDS = {"quant": "quantization", "kv": "KV cache type"}
 
 
+def default_profile(loaded: Sequence[LoadedPack]) -> str | None:
+    """The profile marked ``default: true`` (None when no profile pack is loaded)."""
+    defaults = [p.id for p in loaded if p.kind == "profile" and p.obj.default]
+    return defaults[0] if defaults else None
+
+
+def profile_chain(loaded: Sequence[LoadedPack], profile: str | None) -> list[str]:
+    """``profile`` and the profiles it extends, the most basic first."""
+    by_id = {p.id: p.obj for p in loaded if p.kind == "profile"}
+    chain: list[str] = []
+    while profile is not None and profile in by_id and profile not in chain:
+        chain.insert(0, profile)
+        profile = by_id[profile].extends
+    return chain
+
+
+def profile_graph(loaded: Sequence[LoadedPack], profile: str | None,
+                  ) -> tuple[FormulaGraph, list[Problem]]:
+    """The formula graph of ``profile``: the shared formula packs and those of each profile
+    in its chain (a redefinition needs ``override: true``)."""
+    objs = [p.obj for p in loaded]
+    rank = {member: i + 1 for i, member in enumerate(profile_chain(loaded, profile))}
+    # load order, except that within each origin a profile's packs follow those of the
+    # profiles it extends: a later definition is the one that must say 'override: true'
+    chosen = [p for p in loaded if isinstance(p.obj, FormulaPack)
+              and (p.obj.profile is None or p.obj.profile in rank)]
+    origins = list(dict.fromkeys(p.origin for p in loaded))
+    chosen.sort(key=lambda p: (origins.index(p.origin), rank.get(p.obj.profile, 0)))
+    formula_packs = [p.obj for p in chosen]
+    return build_graph(
+        formula_packs,
+        [o for o in objs if isinstance(o, SelectionPack)],
+        [o for o in objs if isinstance(o, VerdictPack)],
+        [o for o in objs if isinstance(o, InputPack)],
+        [o for o in objs if isinstance(o, ArchitecturePack)])
+
+
 # -- loading --------------------------------------------------------------------------------
 def pack_sources(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool = True,
                  extra_plugins: Iterable[object] = (), environ: dict[str, str] | None = None,
@@ -264,7 +338,8 @@ LOCAL_ORIGINS = ("fitproof", "--pack-dir", "FITPROOF_PACK_PATH", "validate", "im
 
 def load_registry(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool = True,
                   extra_plugins: Iterable[object] = (), use_cache: bool = True,
-                  environ: dict[str, str] | None = None, strict: bool = False) -> Registry:
+                  environ: dict[str, str] | None = None, strict: bool = False,
+                  profile: str | None = None) -> Registry:
     """Load every pack: built-in, from installed plugins, from ``FITPROOF_PACK_PATH`` and
     from ``pack_dirs``, in that order.
 
@@ -273,7 +348,8 @@ def load_registry(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool 
     such warning is an error. Invalid built-in or local packs always raise
     :class:`PackError` listing every problem (``file:line: field: message``).
     ``plugins=False`` ignores installed plugins; ``extra_plugins`` registers plugin objects
-    directly.
+    directly. ``profile`` picks the formula profile (default: the profile pack marked
+    ``default: true``).
     """
     sources, problems, warnings = pack_sources(pack_dirs, plugins=plugins,
                                                extra_plugins=extra_plugins, environ=environ)
@@ -300,7 +376,7 @@ def load_registry(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool 
             continue
         if strict and registry.warnings:
             raise PackError([Problem(f"(--strict) {w}") for w in registry.warnings])
-        return registry
+        return registry.with_profile(profile)
 
 
 def _plugin_problems(problems: Sequence[Problem], origin_of: dict[str, str],
@@ -320,17 +396,12 @@ def link(loaded: Sequence[LoadedPack], warnings: Sequence[str] = ()) -> Registry
     problems += _cross_check(loaded)
     if problems:  # linking broken packs would only add follow-on errors
         raise PackError(problems)
-    objs = [p.obj for p in loaded]
-    graph, graph_problems = build_graph(
-        [o for o in objs if isinstance(o, FormulaPack)],
-        [o for o in objs if isinstance(o, SelectionPack)],
-        [o for o in objs if isinstance(o, VerdictPack)],
-        [o for o in objs if isinstance(o, InputPack)],
-        [o for o in objs if isinstance(o, ArchitecturePack)])
+    profile = default_profile(loaded)
+    graph, graph_problems = profile_graph(loaded, profile)
     problems = graph_problems + _check_scenarios(loaded)
     if problems:
         raise PackError(problems)
-    return Registry(loaded, graph, warnings)
+    return Registry(loaded, graph, warnings, profile)
 
 
 def _check_scenarios(loaded: Sequence[LoadedPack]) -> list[Problem]:
@@ -419,8 +490,9 @@ def _resolve_overrides(loaded: Sequence[LoadedPack]) -> tuple[list[LoadedPack], 
 def _cross_check(loaded: Sequence[LoadedPack]) -> list[Problem]:
     """Checks across packs: shared ids of formats and types, aliases, references."""
     problems: list[Problem] = []
-    # quant formats and KV types share one id space each across packs
-    for kind, attribute in (("quantization", "formats"), ("kv_cache", "types")):
+    # quant formats, block types and KV types share one id space each across packs
+    for kind, attribute in (("quantization", "formats"), ("quantization", "types"),
+                            ("kv_cache", "types")):
         owners: dict[str, LoadedPack] = {}
         for pack in loaded:
             if pack.kind != kind:
@@ -449,6 +521,8 @@ def _cross_check(loaded: Sequence[LoadedPack]) -> list[Problem]:
             for field, message in template_problems(pack.obj):
                 problems.append(Problem(message, pack.path,
                                         pack.obj.pack.line_of(*(int(p) if p.isdigit() else p for p in field.split("."))), field))
+    problems += _check_profiles(loaded)
+    problems += _check_block_types(loaded)
     families = {p.id for p in loaded if p.kind == "architecture"}
     for pack in loaded:
         if pack.kind == "model" and pack.obj.family not in families:
@@ -473,4 +547,76 @@ def _cross_check(loaded: Sequence[LoadedPack]) -> list[Problem]:
                                             pack.obj.pack.line_of("offers", offer.index, "id"),
                                             f"offers.{offer.index}.id"))
                 offer_ids.add(offer.id)
+    return problems
+
+
+def _check_profiles(loaded: Sequence[LoadedPack]) -> list[Problem]:
+    """Profiles: one default, known parents without cycles, formula packs naming a
+    profile that exists."""
+    problems: list[Problem] = []
+    profiles = {p.id: p for p in loaded if p.kind == "profile"}
+    defaults = [p for p in profiles.values() if p.obj.default]
+    if profiles and not defaults:
+        first = next(iter(profiles.values()))
+        problems.append(Problem("no profile says 'default: true'; exactly one must",
+                                first.path, first.obj.pack.line_of("id"), "default"))
+    for extra in defaults[1:]:
+        problems.append(Problem(f"profile {defaults[0].id!r} ({defaults[0].path}) is already "
+                                "the default; only one profile may say 'default: true'",
+                                extra.path, extra.obj.pack.line_of("default"), "default"))
+
+    def unknown(name: str) -> str:
+        close = difflib.get_close_matches(name, sorted(profiles), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else \
+            (f"; profiles are {', '.join(sorted(profiles))}" if profiles else
+             "; no profile pack is loaded")
+        return f"unknown profile {name!r}{hint}"
+
+    for pack in profiles.values():
+        parent, seen = pack.obj.extends, [pack.id]
+        while parent is not None:
+            if parent not in profiles:
+                problems.append(Problem(unknown(parent), pack.path,
+                                        pack.obj.pack.line_of("extends"), "extends"))
+                break
+            if parent in seen:
+                problems.append(Problem("profiles extend each other in a cycle: "
+                                        + " → ".join([*seen, parent]), pack.path,
+                                        pack.obj.pack.line_of("extends"), "extends"))
+                break
+            seen.append(parent)
+            parent = profiles[parent].obj.extends
+    for pack in loaded:
+        if pack.kind == "formulas" and pack.obj.profile is not None \
+                and pack.obj.profile not in profiles:
+            problems.append(Problem(unknown(pack.obj.profile), pack.path,
+                                    pack.obj.pack.line_of("profile"), "profile"))
+    return problems
+
+
+def _check_block_types(loaded: Sequence[LoadedPack]) -> list[Problem]:
+    """Every block type a format names exists, and a format with tensors covers every
+    tensor class (directly, or through its fallbacks)."""
+    types = {tid for p in loaded if p.kind == "quantization" for tid in p.obj.types}
+    problems: list[Problem] = []
+    for pack in loaded:
+        if pack.kind != "quantization":
+            continue
+        for fid, fmt in pack.obj.formats.items():
+            for tensor_class, type_id in fmt.tensors.items():
+                if type_id not in types:
+                    close = difflib.get_close_matches(type_id, sorted(types), n=1)
+                    hint = f"; did you mean {close[0]!r}?" if close else ""
+                    problems.append(Problem(
+                        f"unknown block type {type_id!r}{hint}", pack.path,
+                        pack.obj.pack.line_of("formats", fid, "tensors", tensor_class),
+                        f"formats.{fid}.tensors.{tensor_class}"))
+            if fmt.tensors:
+                missing = [c for c in TENSOR_CLASSES if type_of(fmt, c) is None
+                           and getattr(fmt, f"bpw_{c}") is None]
+                if missing:
+                    problems.append(Problem(
+                        f"tensors name no type for {', '.join(missing)}; add 'default'",
+                        pack.path, pack.obj.pack.line_of("formats", fid, "tensors"),
+                        f"formats.{fid}.tensors"))
     return problems

@@ -207,13 +207,55 @@ class Provider:
     pack: PackFile = _NO_PACK
 
 
+TENSOR_CLASSES = ("embed", "output", "attn", "attn_v", "attn_v_more", "attn_output", "ffn",
+                  "ffn_down",
+                  "ffn_down_more", "experts", "experts_down", "experts_down_more", "norm")
+
+
+@attrs.frozen
+class BlockType:
+    """A block layout: weights per block and bytes per block, scales included."""
+
+    block_weights: int
+    block_bytes: float
+    source: Sources
+    layout: str | None = None
+    approximate: bool = False
+    id: str = ""
+
+    @property
+    def bits_per_weight(self) -> float:
+        return self.block_bytes * 8 / self.block_weights
+
+
 @attrs.frozen
 class QuantFormat:
-    """A weight format and its bits per weight."""
+    """A weight format: bits per weight per tensor class (given, or from block types)."""
 
     bits: int
-    bpw_body: Figure
-    bpw_embed: Figure
+    bpw_body: Figure | None = None
+    bpw_embed: Figure | None = None
+    bpw_output: Figure | None = None
+    bpw_attn: Figure | None = None
+    bpw_attn_v: Figure | None = None
+    bpw_attn_v_more: Figure | None = None
+    bpw_attn_output: Figure | None = None
+    bpw_ffn: Figure | None = None
+    bpw_ffn_down: Figure | None = None
+    bpw_ffn_down_more: Figure | None = None
+    bpw_experts: Figure | None = None
+    bpw_experts_down: Figure | None = None
+    bpw_experts_down_more: Figure | None = None
+    bpw_norm: Figure | None = None
+    tensors: Mapping[str, str] = attrs.field(factory=dict)
+    attn_v_more_share: Figure | None = None
+    attn_v_more_layers: Figure | None = None
+    ffn_down_more_share: Figure | None = None
+    ffn_down_more_layers: Figure | None = None
+    checkpoint: bool = False
+    requires_experts: bool = False
+    group_size: int | None = None
+    engines: tuple[str, ...] = ()
     id: str = ""
     label: str | None = None
     size_basis: str = "config"
@@ -226,7 +268,8 @@ class QuantFormat:
 class QuantizationPack:
     id: str
     source: Sources
-    formats: Mapping[str, QuantFormat]
+    formats: Mapping[str, QuantFormat] = attrs.field(factory=dict)
+    types: Mapping[str, BlockType] = attrs.field(factory=dict)
     kind: str = "quantization"
     override: bool = False
     name: str | None = None
@@ -426,8 +469,26 @@ class FormulaPack:
     formulas: Mapping[str, FormulaDef]
     kind: str = "formulas"
     override: bool = False
+    profile: str | None = None
     name: str | None = None
     description: str | None = None
+    source: Sources = ()
+    notes: Sources = ()
+    pack: PackFile = _NO_PACK
+
+
+@attrs.frozen
+class ProfilePack:
+    """A named set of formula packs (``--profile``): the seed pages' formulas, the
+    measured physics, or a plugin's own."""
+
+    id: str
+    name: str
+    description: str
+    kind: str = "profile"
+    override: bool = False
+    extends: str | None = None
+    default: bool = False
     source: Sources = ()
     notes: Sources = ()
     pack: PackFile = _NO_PACK
@@ -528,6 +589,7 @@ PACK_CLASSES: dict[str, type] = {
     "kv_cache": KVCachePack,
     "engine": EngineSpec,
     "formulas": FormulaPack,
+    "profile": ProfilePack,
     "verdicts": VerdictPack,
     "selections": SelectionPack,
     "inputs": InputPack,
@@ -583,6 +645,7 @@ def structure_pack(data: dict[str, Any], pack: PackFile):
     changes: dict[str, Any] = {"pack": pack}
     if isinstance(obj, QuantizationPack):
         changes["formats"] = {k: attrs.evolve(v, id=k) for k, v in obj.formats.items()}
+        changes["types"] = {k: attrs.evolve(v, id=k) for k, v in obj.types.items()}
     elif isinstance(obj, KVCachePack):
         changes["types"] = {k: attrs.evolve(v, id=k) for k, v in obj.types.items()}
     elif isinstance(obj, Provider):

@@ -36,7 +36,8 @@ class ValidationReport:
 
 def validate_paths(paths: Iterable[str], *, plugins: bool = True) -> ValidationReport:
     """Validate every pack under ``paths``: YAML, schema, structure, then cross-pack checks
-    (references, formula names, cycles) against the built-in and installed packs, with the
+    (references, formula names, cycles, in every profile) against the built-in and
+    installed packs, with the
     given packs taking the place of installed ones that have the same kind and id."""
     roots = [PackRoot(Path(p), "validate", p) for p in paths]
     given_sources, problems = find_pack_files(roots)
@@ -63,7 +64,7 @@ def validate_paths(paths: Iterable[str], *, plugins: bool = True) -> ValidationR
     context: list[Problem] = list(installed_problems) + list(load_problems)
     if all(not r.problems for r in results):
         try:
-            link(merged)
+            context.extend(link(merged).check_profiles())
         except PackError as exc:
             context.extend(exc.problems)
     return ValidationReport(tuple(results), tuple(context), tuple(warnings))

@@ -20,7 +20,7 @@ SCHEMA_PACKAGE = "fitproof.schemas"
 PACK_KINDS = (
     "model", "hardware", "provider", "quantization", "kv_cache", "engine",
     "formulas", "verdicts", "selections", "inputs", "scenario", "workload", "catalog", "report",
-    "architecture", "importer",
+    "architecture", "importer", "profile",
 )
 
 
@@ -115,6 +115,10 @@ def _explain(error, doc: YamlDocument) -> Iterator[Problem]:
                 if error.validator == "pattern" else _message(error))
         yield Problem(f"name {instance!r} is not allowed here: {rule}", doc.file,
                       doc.line_of(path + (instance,)), _dotted(path + (instance,)))
+        return
+    if validator == "anyOf" and all(set(alt) == {"required"} for alt in value):
+        options = [" and ".join(f"'{key}'" for key in alt["required"]) for alt in value]
+        yield Problem(f"needs {', or '.join(options)}", doc.file, line, _dotted(path))
         return
     if validator in ("if", "then", "else", "allOf", "anyOf", "oneOf") and error.context:
         for sub in error.context:

@@ -40,7 +40,7 @@ def test_estimate_json_contract(capsys):
     for quantity in quantities.values():
         assert set(quantity) == {"value", "unit", "source"}
     assert quantities["total_gib"] == {"value": 21.28, "unit": "GiB",
-                                       "source": pack_line("formulas/memory.yaml", "total_gib")}
+                                       "source": pack_line("formulas/seed-memory.yaml", "total_gib")}
     assert quantities["utilization"]["value"] == pytest.approx(21.28 / 24)
     assert quantities["kv_bytes_per_token"]["value"] == 20480
     assert quantities["params_active"]["value"] == 3e9
@@ -80,7 +80,7 @@ def test_explain_reaches_pack_values_with_lines(capsys):
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith("total_gib = 21.28 GiB")
-    assert lines[0].endswith(pack_line("formulas/memory.yaml", "total_gib"))
+    assert lines[0].endswith(pack_line("formulas/seed-memory.yaml", "total_gib"))
     assert "  = round(required_gib - offload_gib, 2)" in lines
     assert "    = round(weights_gib + serving_gib + training_state_gib + activations_gib, 2)" \
         in lines
@@ -101,7 +101,7 @@ def test_explain_json_has_symbolic_and_latex_forms(capsys):
                        "rtx-3090", "--format", "json")
     data = json.loads(out)
     assert data["value"] == 0.22
-    assert data["source"] == pack_line("formulas/memory.yaml", "kv_cache_gib")
+    assert data["source"] == pack_line("formulas/seed-memory.yaml", "kv_cache_gib")
     assert data["written"] == (
         "round((arch.kv_elements_full * context + arch.kv_elements_window * min(context, "
         "arch.window_tokens)) * kv.bytes_per_element * batch / 2**30 + recurrent_state_gib "
@@ -122,7 +122,7 @@ def test_explain_latex_and_markdown(capsys):
     assert code == 0 and out.startswith("\\begin{align*}")
     code, out, _ = run(capsys, "explain", "headroom_gib", "qwen3.5-35b-a3b", "--on",
                        "rtx-3090", "--format", "markdown")
-    headroom = pack_line("formulas/memory.yaml", "headroom_gib")
+    headroom = pack_line("formulas/seed-memory.yaml", "headroom_gib")
     assert out.startswith(f"- **`headroom_gib` = 1.52 GiB** — `{headroom}`")
 
 

@@ -82,7 +82,7 @@ def test_conflicting_definition_names_both_files(tmp_path):
             description: A different buffer
         """)
     assert found == [f"{tmp_path}/extra.yaml:4: formulas.overhead_gib: formula 'overhead_gib' "
-                     f"is already defined at {pack_line('formulas/memory.yaml', 'overhead_gib')}; "
+                     f"is already defined at {pack_line('formulas/seed-memory.yaml', 'overhead_gib')}; "
                      "add 'override: true' to replace it"]
 
 
@@ -102,7 +102,7 @@ def test_explicit_override_wins_and_is_shown(tmp_path):
     assert result.value("total_gib") == 21.72
     derivation = result.derivation("overhead_gib")
     assert derivation.location == f"{tmp_path}/extra.yaml:4"
-    assert derivation.replaced == (pack_line("formulas/memory.yaml", "overhead_gib"),)
+    assert derivation.replaced == (pack_line("formulas/seed-memory.yaml", "overhead_gib"),)
 
 
 def test_override_without_a_target(tmp_path):

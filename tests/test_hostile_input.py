@@ -75,7 +75,7 @@ def test_division_by_zero_and_overflow_at_evaluation_are_unknown_not_numbers(tmp
         "  a buffer that divides by zero",
         "  = 1 / (batch - batch)",
         "  = 1 / (1 - 1)",
-        f"  overrides the definition at {pack_line('formulas/memory.yaml', 'overhead_gib')}"]
+        f"  overrides the definition at {pack_line('formulas/seed-memory.yaml', 'overhead_gib')}"]
 
 
 def test_a_one_megabyte_formula_is_refused_quickly():
