@@ -207,7 +207,7 @@ class Provider:
     pack: PackFile = _NO_PACK
 
 
-TENSOR_CLASSES = ("embed", "output", "attn", "attn_v", "attn_v_more", "attn_output", "ffn",
+TENSOR_CLASSES = ("token_embd", "output", "attn", "attn_v", "attn_v_more", "attn_output", "ffn",
                   "ffn_down",
                   "ffn_down_more", "experts", "experts_down", "experts_down_more", "norm")
 
@@ -235,6 +235,7 @@ class QuantFormat:
     bits: int
     bpw_body: Figure | None = None
     bpw_embed: Figure | None = None
+    bpw_token_embd: Figure | None = None
     bpw_output: Figure | None = None
     bpw_attn: Figure | None = None
     bpw_attn_v: Figure | None = None

@@ -78,7 +78,7 @@ def test_a_redefinition_without_override_names_both_lines(capsys, tmp_path):
 def test_unknown_profile_is_one_line_exit_2(capsys):
     code, _, err = estimate(capsys, "--profile", "sed")
     assert code == 2
-    assert err.strip().splitlines() == ["fitproof: error: unknown profile 'sed'; choose one of seed"]
+    assert err.strip().splitlines() == ["fitproof: error: unknown profile 'sed'; choose one of measured, seed"]
 
 
 @pytest.mark.parametrize("text, message", [
@@ -107,7 +107,7 @@ def test_unknown_profile_is_one_line_exit_2(capsys):
      source: test
      formulas:
        stray_quantity: {expr: 1, unit: GiB, description: Stray}
-     """, "stray.yaml:3: profile: unknown profile 'meassured'; profiles are seed"),
+     """, "stray.yaml:3: profile: unknown profile 'meassured'; did you mean 'measured'?"),
 ])
 def test_profile_cross_checks(tmp_path, text, message):
     name = message.split(":")[0]

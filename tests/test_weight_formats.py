@@ -1,0 +1,100 @@
+"""Weight formats as block layouts and tensor mixes, checked against real files.
+
+tests/data/gguf-file-sizes.csv holds published GGUF file sizes, each with its source (the
+line of ../shared/reference/measurements/calibration.csv it was copied from and the page
+that lists the file). Llama-3-8B and Llama-3-70B files are compared with the Llama 3.1
+packs: the 3.1 models have the same tensor shapes (vocabulary 128,256, the same widths and
+layer counts), so their files have the same size at the same format.
+"""
+
+from __future__ import annotations
+
+import csv
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import fitproof
+
+from .conftest import write_pack
+
+SIZES = Path(__file__).parent / "data" / "gguf-file-sizes.csv"
+UNIT_BYTES = {"bytes": 1, "GB": 1e9, "GiB": 2**30}
+
+
+def file_sizes() -> list[dict[str, str]]:
+    with SIZES.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module")
+def measured() -> fitproof.Registry:
+    return fitproof.load_registry(plugins=False, profile="measured")
+
+
+@pytest.mark.parametrize("row", file_sizes(), ids=lambda r: f"{r['model']}-{r['quant']}-{r['calibration_line']}")
+def test_weights_within_2_percent_of_the_published_file(measured, row):
+    estimate = fitproof.estimate(row["model"], "h100-80gb-sxm", quant=row["quant"], registry=measured)
+    predicted = estimate.value("weights_gib") * 2**30
+    real = float(row["size"]) * UNIT_BYTES[row["unit"]]
+    assert predicted == pytest.approx(real, rel=0.02), row["source"]
+
+
+def test_every_size_row_cites_its_source():
+    for row in file_sizes():
+        assert row["source"].startswith("https://") and row["calibration_line"].isdigit()
+
+
+def test_the_seed_profile_keeps_its_fitted_bits(registry, measured):
+    # the seed pages' Q4_K_M figure is a fit (4.85 bpw body); the measured profile counts
+    # Q4_K blocks (144 bytes per 256 weights) with llama.cpp's Q6_K tensors
+    seed = fitproof.estimate("llama-3.1-8b", "h100-80gb-sxm", quant="Q4_K_M", registry=registry)
+    real = fitproof.estimate("llama-3.1-8b", "h100-80gb-sxm", quant="Q4_K_M", registry=measured)
+    assert seed.value("weights_gib") == 4.74
+    assert real.value("weights_gib") == 4.58
+
+
+def test_bits_per_weight_come_from_the_block_layout(registry):
+    fmt, _ = registry.quant_formats["Q4_K_S"]
+    assert fmt.bpw_attn.value == 4.5                      # Q4_K: 144 bytes / 256 weights
+    assert fmt.bpw_output.value == 6.5625                 # Q6_K: 210 bytes / 256 weights
+    assert fmt.bpw_attn_v_more.value == 5.5               # Q5_K: 176 bytes / 256 weights
+    assert fmt.bpw_norm.value == 32
+    assert fmt.bpw_attn.note == "Q4_K: 144 bytes per 256 weights x 8 bits"
+    assert fmt.bpw_attn.source[0].startswith("packs/quantizations/block-types.yaml:")
+
+
+def test_hand_computed_q2_k_of_an_8b_llama(measured):
+    # embedding Q2_K (2.625), output Q6_K (6.5625), q/k Q2_K, v Q4_K (4.5), o Q3_K (3.4375),
+    # gate/up Q2_K, down Q3_K, norms F32, for Llama 3.1 8B's shapes
+    vocab, hidden, layers, kv, ffn = 128256, 4096, 32, 1024, 14336
+    bits = (vocab * hidden * (2.625 + 6.5625)
+            + layers * (hidden * (hidden + kv) * 2.625 + hidden * kv * 4.5
+                        + hidden * hidden * 3.4375 + 2 * hidden * ffn * 2.625
+                        + ffn * hidden * 3.4375)
+            + (2 * layers + 1) * hidden * 32)
+    estimate = fitproof.estimate("llama-3.1-8b", "h100-80gb-sxm", quant="Q2_K", registry=measured)
+    assert estimate.value("weights_gib") == round(bits / 8 / 2**30, 2) == 2.95
+
+
+@pytest.mark.parametrize("tensors, message", [
+    ("{default: Q4_K, output: Q6_KK}", "formats.Q9.tensors.output: unknown block type 'Q6_KK'; did you mean 'Q6_K'?"),
+    ("{output: Q6_K}", "formats.Q9.tensors: tensors name no type for token_embd, attn, attn_v, "
+                       "attn_v_more, attn_output, ffn, ffn_down, ffn_down_more, experts, "
+                       "experts_down, experts_down_more, norm; add 'default'"),
+])
+def test_a_format_naming_unknown_or_too_few_types(tmp_path, tensors, message):
+    write_pack(tmp_path, "q9.yaml", textwrap.dedent(f"""\
+        kind: quantization
+        id: q9
+        name: Q9
+        source: test
+        formats:
+          Q9:
+            bits: 9
+            tensors: {tensors}
+        """))
+    with pytest.raises(fitproof.PackError) as caught:
+        fitproof.load_registry([tmp_path], plugins=False, use_cache=False)
+    assert [str(p).replace(f"{tmp_path}/", "") for p in caught.value.problems] == [f"q9.yaml:8: {message}"]
