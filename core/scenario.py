@@ -74,6 +74,12 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
         raise InputError(f"{engine_spec.name} cannot store the KV cache as {resolved['kv']}; "
                          f"it supports {supported}")
 
+    fmt = registry.quant_formats[resolved["quant"]][0]
+    model_spec = registry.models[resolved["model"]]
+    if fmt.requires_experts and not _figure(getattr(model_spec, "num_experts", None)):
+        raise InputError(f"{resolved['quant']} quantizes only the routed experts, and "
+                         f"{model_spec.name} has none; choose a format for dense models")
+
     given = {k: v for k, v in (inputs or {}).items() if v is not None}
     unknown = sorted(set(given) - set(registry.graph.inputs))
     if unknown:
@@ -94,6 +100,11 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
         values[name] = math.nan if value is None else _check_input(name, value, definition,
                                                                     registry)
     return Scenario(inputs=values, origins=origins, **resolved)
+
+
+def _figure(value: Any) -> float:
+    """The number of a pack field that may be a plain number or a sourced figure."""
+    return float(getattr(value, "value", value) or 0)
 
 
 def _check_input(name: str, value: Any, definition, registry: Registry) -> float:

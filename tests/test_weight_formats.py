@@ -98,3 +98,13 @@ def test_a_format_naming_unknown_or_too_few_types(tmp_path, tensors, message):
     with pytest.raises(fitproof.PackError) as caught:
         fitproof.load_registry([tmp_path], plugins=False, use_cache=False)
     assert [str(p).replace(f"{tmp_path}/", "") for p in caught.value.problems] == [f"q9.yaml:8: {message}"]
+
+
+def test_an_experts_only_format_on_a_dense_model_is_one_line_exit_2(capsys):
+    from fitproof.cli import main
+    code = main(["estimate", "llama-3.1-8b", "--on", "h100-80gb-sxm", "--quant", "MXFP4",
+                 "--no-plugins"])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert err.splitlines() == ["fitproof: error: MXFP4 quantizes only the routed experts, and "
+                                "Llama 3.1 8B has none; choose a format for dense models"]
