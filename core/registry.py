@@ -523,6 +523,15 @@ def _cross_check(loaded: Sequence[LoadedPack]) -> list[Problem]:
                                         pack.obj.pack.line_of(*(int(p) if p.isdigit() else p for p in field.split("."))), field))
     problems += _check_profiles(loaded)
     problems += _check_block_types(loaded)
+    format_ids = {f for p in loaded if p.kind == "quantization" for f in p.obj.formats}
+    for pack in loaded:
+        wanted = getattr(pack.obj, "checkpoint_format", None) if pack.kind == "model" else None
+        if wanted is not None and wanted not in format_ids:
+            close = difflib.get_close_matches(wanted, sorted(format_ids), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            problems.append(Problem(f"unknown format {wanted!r}{hint}", pack.path,
+                                    pack.obj.pack.line_of("checkpoint_format"),
+                                    "checkpoint_format"))
     families = {p.id for p in loaded if p.kind == "architecture"}
     for pack in loaded:
         if pack.kind == "model" and pack.obj.family not in families:

@@ -74,8 +74,13 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
         raise InputError(f"{engine_spec.name} cannot store the KV cache as {resolved['kv']}; "
                          f"it supports {supported}")
 
-    fmt = registry.quant_formats[resolved["quant"]][0]
     model_spec = registry.models[resolved["model"]]
+    fmt = registry.quant_formats[resolved["quant"]][0]
+    if fmt.size_basis == "checkpoint" and model_spec.checkpoint_format:
+        # "native": the format the published checkpoint is stored in
+        resolved["quant"] = model_spec.checkpoint_format
+        origins["quant"] = model_spec.pack.at("checkpoint_format")
+        fmt = registry.quant_formats[resolved["quant"]][0]
     if fmt.requires_experts and not _figure(getattr(model_spec, "num_experts", None)):
         raise InputError(f"{resolved['quant']} quantizes only the routed experts, and "
                          f"{model_spec.name} has none; choose a format for dense models")

@@ -68,6 +68,7 @@ class ModelSpec:
     architecture: str | None = None
     license: str | None = None
     hf_repo: str | None = None
+    checkpoint_format: str | None = None
     gguf_repo: str | None = None
     hf_model_type: str | None = None
     notes: Sources = ()

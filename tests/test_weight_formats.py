@@ -108,3 +108,24 @@ def test_an_experts_only_format_on_a_dense_model_is_one_line_exit_2(capsys):
     assert code == 2
     assert err.splitlines() == ["fitproof: error: MXFP4 quantizes only the routed experts, and "
                                 "Llama 3.1 8B has none; choose a format for dense models"]
+
+
+def test_native_is_the_checkpoint_format_the_model_pack_records(measured):
+    gpt = fitproof.estimate("gpt-oss-120b", "h100-80gb-sxm", quant="native", registry=measured)
+    assert gpt.scenario.quant == "MXFP4"
+    assert gpt.scenario.origins["quant"].startswith("packs/models/gpt-oss-120b.yaml:")
+    # the MXFP4 routed experts (17 bytes per 32 weights) plus every other tensor in BF16
+    assert gpt.value("weights_gib") == 60.71
+    llama = fitproof.estimate("llama-3.1-8b", "h100-80gb-sxm", quant="native", registry=measured)
+    assert llama.scenario.quant == "BF16"
+
+
+def test_a_checkpoint_format_naming_no_format(tmp_path):
+    text = (Path(__file__).parent.parent / "packs" / "models" / "gpt-oss-20b.yaml").read_text()
+    write_pack(tmp_path, "gpt-oss-20b-copy.yaml", text.replace("checkpoint_format: MXFP4",
+                                                          "checkpoint_format: MXFP5")
+               .replace("id: gpt-oss-20b", "id: gpt-oss-20b-copy").replace('aliases: ["gpt-oss 20b"]', ""))
+    with pytest.raises(fitproof.PackError) as caught:
+        fitproof.load_registry([tmp_path], plugins=False, use_cache=False)
+    assert [str(p).replace(f"{tmp_path}/", "") for p in caught.value.problems] == [
+        "gpt-oss-20b-copy.yaml:7: checkpoint_format: unknown format 'MXFP5'; did you mean 'MXFP4'?"]
