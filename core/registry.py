@@ -309,8 +309,8 @@ def profile_graph(loaded: Sequence[LoadedPack], profile: str | None,
     # profiles it extends: a later definition is the one that must say 'override: true'
     chosen = [p for p in loaded if isinstance(p.obj, FormulaPack)
               and (p.obj.profile is None or p.obj.profile in rank)]
-    origins = list(dict.fromkeys(p.origin for p in loaded))
-    chosen.sort(key=lambda p: (origins.index(p.origin), rank.get(p.obj.profile, 0)))
+    origin_rank = {origin: i for i, origin in enumerate(dict.fromkeys(p.origin for p in loaded))}
+    chosen.sort(key=lambda p: (origin_rank[p.origin], rank.get(p.obj.profile, 0)))
     formula_packs = [p.obj for p in chosen]
     return build_graph(
         formula_packs,
