@@ -51,6 +51,8 @@ _INPUT_OPTIONS = {
     "context": "--context", "batch": "--batch", "gpus": "--gpus", "offload": "--offload",
     "prompt": "--prompt", "hours_per_day": "--hours-per-day",
     "electricity_usd_per_kwh": "--electricity-price", "budget_usd": "--budget",
+    "split": "--split", "ubatch": "--ubatch",
+    "gpu_memory_utilization": "--gpu-memory-utilization",
 }
 
 
@@ -65,7 +67,16 @@ def _scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool =
     parser.add_argument("--batch", type=whole, metavar="N", help="parallel sequences (default 1)")
     parser.add_argument("--kv", metavar="TYPE", help="KV cache precision: f16, q8_0, q4_0, fp8")
     parser.add_argument("--gpus", type=whole, metavar="N",
-                        help="devices, tensor parallel (default 1)")
+                        help="devices the model is spread over (default 1)")
+    parser.add_argument("--split", choices=("layer", "tensor"),
+                        help="with several devices: whole layers per device (llama.cpp's "
+                             "default) or every layer split across them (vLLM's default)")
+    parser.add_argument("--ubatch", type=whole, metavar="N",
+                        help="tokens per forward pass the engine reserves activations for "
+                             "(llama.cpp -ub, vLLM --max-num-batched-tokens)")
+    parser.add_argument("--gpu-memory-utilization", dest="gpu_memory_utilization", type=number,
+                        metavar="SHARE", help="share of each device's memory the engine may "
+                        "fill, 0-1 (vLLM; default: the engine pack's)")
     parser.add_argument("--engine", metavar="ENGINE", help="llama.cpp (default) or vllm")
     parser.add_argument("--workload", metavar="W",
                         help="inference (default), qlora, lora or full (fine-tuning)")
@@ -100,8 +111,11 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--pack-dir", action="append", default=[], metavar="DIR",
+    # The shared options are accepted before and after the command. Their defaults are
+    # suppressed here and set once on the top parser, so that a command's parser does not
+    # reset an option given before the command.
+    common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
+    common.add_argument("--pack-dir", action="append", metavar="DIR",
                         help="also load packs from DIR (repeatable; FITPROOF_PACK_PATH works too)")
     common.add_argument("--no-plugins", action="store_true",
                         help="ignore installed plugin packages (built-in packs still load)")
@@ -192,13 +206,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_SHARED_DEFAULTS = {"pack_dir": [], "no_plugins": False, "strict": False, "profile": None}
+
+
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """Parse ``argv``, then give the shared options that were not given their defaults."""
+    args = parser.parse_args(argv)
+    for name, default in _SHARED_DEFAULTS.items():
+        if not hasattr(args, name):
+            setattr(args, name, list(default) if isinstance(default, list) else default)
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fitproof`` command; returns the exit code."""
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     if args.command is None:  # no command: the report of the default scenario
-        args = parser.parse_args(["report", *argv])
+        args = _parse(parser, ["report", *argv])
     try:
         if args.command == "estimate":
             return _estimate(args)

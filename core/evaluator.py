@@ -14,7 +14,8 @@ import attrs
 import numpy as np
 
 from .graph import CANDIDATE_NAMESPACES, FormulaGraph
-from .namespaces import NAMESPACES, Entity, FieldValue, keyed_fields, namespace_fields
+from .namespaces import (NAMESPACES, Entity, FieldValue, key_namespace, key_value, keyed_fields,
+                         namespace_fields)
 
 
 @attrs.frozen
@@ -31,9 +32,9 @@ class ScenarioRow:
         namespace, _, field = name.partition(".")
         entity = self.entities.get(namespace)
         if entity is not None and field:
-            selector = keyed_fields(namespace).get(field)
-            if selector is not None:
-                return entity.keyed(field, self.entities[selector].id)
+            key = keyed_fields(namespace).get(field)
+            if key is not None:
+                return entity.keyed(field, key_value(key, self.entities[key_namespace(key)]))
             return entity_values(entity).get(field)
         return None
 
@@ -264,6 +265,22 @@ class _CandidateEvaluation:
                     [entity_values(c.entities[namespace])[field].value for c in candidates])[None, :]
         for name in overridden:
             self.values[name] = _column([c.inputs[name].value for c in candidates])[None, :]
+        # a row's pack value keyed by a candidate's field (an engine's overhead by the
+        # candidate hardware's backend): one value per row x candidate
+        rows = parent.rows
+        for namespace in NAMESPACES:
+            if namespace in namespaces:
+                continue
+            for field, key in keyed_fields(namespace).items():
+                if key_namespace(key) not in namespaces:
+                    continue
+                name = f"{namespace}.{field}"
+                self.values[name] = np.array(
+                    [[row.entities[namespace].keyed(
+                        field, key_value(key, c.entities[key_namespace(key)])).value
+                      if namespace in row.entities else np.nan for c in candidates]
+                     for row in rows], dtype=float).reshape(len(rows), len(candidates))
+                self.rebound += (name,)
 
     def env(self) -> "_CandidateEnv":
         return _CandidateEnv(self)

@@ -51,11 +51,26 @@ def namespace_fields(namespace: str) -> Mapping[str, str]:
 
 @cache
 def keyed_fields(namespace: str) -> Mapping[str, str]:
-    """Fields holding one figure per id of another selector (x-keyed-by), e.g. the exact
-    weight bytes of a model by quantization: field → selector."""
+    """Fields holding one figure per key (x-keyed-by): per id of another selector (the exact
+    weight bytes of a model by ``quant``) or per value of another pack's field (an engine's
+    runtime overhead by ``hardware.backend``): field → key."""
     return {name: prop["x-keyed-by"]
             for name, prop in _object_schema(namespace).get("properties", {}).items()
             if "x-keyed-by" in prop}
+
+
+def key_namespace(key: str) -> str:
+    """The namespace whose entity decides a keyed field's key."""
+    return key.partition(".")[0]
+
+
+def key_value(key: str, entity: "Entity") -> str:
+    """The key a keyed field is looked up by, read from ``entity`` (of key_namespace(key)):
+    its id, or the value of the field the key names."""
+    _, _, attribute = key.partition(".")
+    if not attribute:
+        return entity.id
+    return str(getattr(entity.obj, attribute, None) or "")
 
 
 @attrs.frozen
@@ -111,9 +126,13 @@ class Entity:
         return result
 
     def keyed(self, name: str, key: str) -> FieldValue:
-        """Field ``name`` (one figure per id) for id ``key``: NaN when the pack has none."""
+        """Field ``name`` (one figure per key) for ``key``, else for the key ``default``:
+        NaN when the pack has neither."""
         unit = namespace_fields(self.namespace)[name]
-        raw = (getattr(self.obj, name, None) or {}).get(key)
+        figures = getattr(self.obj, name, None) or {}
+        if key not in figures and "default" in figures:
+            key = "default"
+        raw = figures.get(key)
         if raw is None:
             return FieldValue(f"{self.namespace}.{name}", math.nan, unit, self.pack.path)
         return FieldValue(f"{self.namespace}.{name}", float(raw.value), unit,

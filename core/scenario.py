@@ -113,10 +113,18 @@ def _figure(value: Any) -> float:
 
 
 def _check_input(name: str, value: Any, definition, registry: Registry) -> float:
+    if isinstance(value, str) and definition.choices:
+        key = value.strip().lower()
+        if key not in definition.choices:
+            raise InputError(f"{name} must be one of {', '.join(definition.choices)} "
+                             f"(got {value!r})")
+        value = definition.choices[key]
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number (got {value!r})") from None
+        expected = (f"one of {', '.join(definition.choices)}" if definition.choices
+                    else "a number")
+        raise InputError(f"{name} must be {expected} (got {value!r})") from None
     if not math.isfinite(number):
         raise InputError(f"{name} must be a finite number (got {value!r})")
     if definition.type == "integer" and not number.is_integer():

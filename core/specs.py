@@ -155,6 +155,7 @@ class HardwareSpec:
     interconnect_gbs: Figure | None = None
     interconnect_latency_us: Figure | None = None
     backend: str | None = None
+    visible_memory_gib: Figure | None = None
     form_factor: str | None = None
     pack: PackFile = _NO_PACK
 
@@ -334,6 +335,21 @@ class EngineSpec:
     kv_flag: str | None = None
     launch: LaunchTemplate | None = None
     notes: Sources = ()
+    # memory accounting (see schemas/engine.schema.json)
+    splits_tensors: bool = False
+    kv_from_budget: bool = False
+    token_embd_on_host: bool = False
+    kv_block_tokens: Figure | None = None
+    kv_pool_padding: Figure | None = None
+    ubatch_tokens: Figure | None = None
+    max_num_seqs: Figure | None = None
+    runtime_overhead_gib: Mapping[str, Figure] = attrs.field(factory=dict)
+    device_reserved_share: Mapping[str, Figure] = attrs.field(factory=dict)
+    tensor_parallel_overhead_gib: Figure | None = None
+    activation_bytes_per_vocab: Figure | None = None
+    activation_bytes_per_hidden: Figure | None = None
+    activation_bytes_per_ffn: Figure | None = None
+    sampler_bytes_per_vocab: Figure | None = None
     pack: PackFile = _NO_PACK
 
 
@@ -552,6 +568,11 @@ class InputDef:
     exclusive_minimum: float | None = None
     maximum: float | None = None
     source: Sources = ()
+    choices: Mapping[str, float] = attrs.field(factory=dict)
+
+    def choice_name(self, value: float) -> str | None:
+        """The choice name that stands for ``value`` (None when there is none)."""
+        return next((name for name, number in self.choices.items() if number == value), None)
 
 
 @attrs.frozen

@@ -34,7 +34,8 @@ def test_estimate_json_contract(capsys):
         "model": "qwen3.5-35b-a3b", "hardware": "arc-pro-b60", "quant": "Q4_K_M", "kv": "f16",
         "engine": "llama.cpp", "workload": "inference", "context": 8192, "batch": 1,
         "gpus": 1, "offload": 0, "prompt": 4096, "hours_per_day": 4,
-        "electricity_usd_per_kwh": 0.175, "budget_usd": None}
+        "electricity_usd_per_kwh": 0.175, "budget_usd": None, "split": None,
+        "ubatch": None, "gpu_memory_utilization": None}
     quantities = data["quantities"]
     assert CONTRACT_QUANTITIES <= set(quantities)
     for quantity in quantities.values():
