@@ -104,7 +104,24 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
             origins[name] = node.location
         values[name] = math.nan if value is None else _check_input(name, value, definition,
                                                                     registry)
+    _check_tensor_split(registry, resolved, values)
     return Scenario(inputs=values, origins=origins, **resolved)
+
+
+def _check_tensor_split(registry: Registry, resolved: Mapping[str, str],
+                        values: Mapping[str, float]) -> None:
+    """A tensor-parallel split must divide the attention heads evenly among the devices."""
+    gpus = values.get("gpus", 1.0)
+    split = values.get("split", math.nan)
+    engine = registry.engines[resolved["engine"]]
+    tensor = bool(split) if not math.isnan(split) else engine.splits_tensors
+    heads = _figure(getattr(registry.models[resolved["model"]], "num_attention_heads", None))
+    if tensor and gpus > 1 and heads and heads % gpus:
+        divisors = [n for n in range(2, int(heads) + 1) if heads % n == 0 and n <= 64]
+        raise InputError(
+            f"a tensor-parallel split over {int(gpus)} devices does not divide the "
+            f"{int(heads)} attention heads of {registry.models[resolved['model']].name}; "
+            f"use --gpus {', '.join(str(n) for n in divisors[:6])} or --split layer")
 
 
 def _figure(value: Any) -> float:

@@ -340,7 +340,6 @@ class EngineSpec:
     kv_from_budget: bool = False
     token_embd_on_host: bool = False
     kv_block_tokens: Figure | None = None
-    kv_pool_padding: Figure | None = None
     ubatch_tokens: Figure | None = None
     max_num_seqs: Figure | None = None
     runtime_overhead_gib: Mapping[str, Figure] = attrs.field(factory=dict)
