@@ -13,7 +13,7 @@ from functools import cache
 
 import attrs
 
-from .specs import TENSOR_CLASSES, BlockType, Figure, QuantFormat
+from .specs import ROW_FALLBACK_CLASSES, TENSOR_CLASSES, BlockType, Figure, QuantFormat
 from .validation import load_schema
 
 
@@ -52,6 +52,19 @@ def resolve_format(fmt: QuantFormat, types: Mapping[str, tuple[BlockType, str]])
             block.bits_per_weight, (location, *block.source),
             f"{type_id}: {_plain(block.block_bytes)} bytes per {block.block_weights} weights "
             f"x 8 bits", block.approximate)
+    for tensor_class in ROW_FALLBACK_CLASSES:
+        field = f"bpw_{tensor_class}_fallback"
+        type_id = type_of(fmt, tensor_class)
+        if getattr(fmt, field) is not None or type_id is None or type_id not in types:
+            continue
+        fallback_id = types[type_id][0].row_fallback or type_id
+        if fallback_id not in types:
+            continue
+        block, location = types[fallback_id]
+        changes[field] = Figure(
+            block.bits_per_weight, (location, *block.source),
+            f"{fallback_id} (the row fallback of {type_id}): {_plain(block.block_bytes)} bytes "
+            f"per {block.block_weights} weights x 8 bits", block.approximate)
     return attrs.evolve(fmt, **changes) if changes else fmt
 
 

@@ -212,6 +212,8 @@ class Provider:
 TENSOR_CLASSES = ("token_embd", "output", "attn", "attn_v", "attn_v_more", "attn_output", "ffn",
                   "ffn_down",
                   "ffn_down_more", "experts", "experts_down", "experts_down_more", "norm")
+# classes whose rows are the feed-forward width, which need not be a whole number of blocks
+ROW_FALLBACK_CLASSES = ("ffn_down", "ffn_down_more", "experts_down", "experts_down_more")
 
 
 @attrs.frozen
@@ -224,6 +226,7 @@ class BlockType:
     layout: str | None = None
     approximate: bool = False
     id: str = ""
+    row_fallback: str | None = None
 
     @property
     def bits_per_weight(self) -> float:
@@ -245,6 +248,10 @@ class QuantFormat:
     bpw_attn_output: Figure | None = None
     bpw_ffn: Figure | None = None
     bpw_ffn_down: Figure | None = None
+    bpw_ffn_down_fallback: Figure | None = None
+    bpw_ffn_down_more_fallback: Figure | None = None
+    bpw_experts_down_fallback: Figure | None = None
+    bpw_experts_down_more_fallback: Figure | None = None
     bpw_ffn_down_more: Figure | None = None
     bpw_experts: Figure | None = None
     bpw_experts_down: Figure | None = None
@@ -342,6 +349,10 @@ class EngineSpec:
     kv_block_tokens: Figure | None = None
     ubatch_tokens: Figure | None = None
     max_num_seqs: Figure | None = None
+    large_device_gib: Figure | None = None
+    ubatch_tokens_large: Figure | None = None
+    max_num_seqs_large: Figure | None = None
+    small_defaults_devices: Mapping[str, Figure] = attrs.field(factory=dict)
     runtime_overhead_gib: Mapping[str, Figure] = attrs.field(factory=dict)
     device_reserved_share: Mapping[str, Figure] = attrs.field(factory=dict)
     tensor_parallel_overhead_gib: Figure | None = None
@@ -447,7 +458,17 @@ class ImporterPack:
     name: str | None = None
     model_types: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
     file_types: Mapping[str, str] = attrs.field(factory=dict)
+    checkpoint_formats: tuple["CheckpointFormatRule", ...] = ()
     pack: PackFile = _NO_PACK
+
+
+@attrs.frozen
+class CheckpointFormatRule:
+    """A checkpoint format recognised by conditions on a config's quantization_config."""
+
+    format: str
+    when: Mapping[str, Any]
+    source: Sources = ()
 
 
 @attrs.frozen

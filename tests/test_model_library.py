@@ -166,7 +166,12 @@ def _plain(value):
 def test_import_reproduces_the_shipped_pack(registry, model, config):
     imported = import_config(read_config(CONFIGS / config), registry).fields
     shipped = registry.models[model]
+    config_repo = config.split(".")[0].replace("__", "/")
     for field in FIELD_ORDER:
+        if field == "checkpoint_format" and config_repo != shipped.hf_repo:
+            # the architecture came from a re-release (e.g. NVIDIA's NVFP4 copy): its
+            # quantization is not that of the repository the pack describes
+            continue
         value = _plain(getattr(shipped, field, None))
         assert value == imported.get(field), (model, field, value, imported.get(field))
 

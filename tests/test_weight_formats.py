@@ -2,7 +2,8 @@
 
 tests/data/gguf-file-sizes.csv holds published GGUF file sizes, each with its source (the
 line of ../shared/reference/measurements/calibration.csv it was copied from and the page
-that lists the file). Llama-3-8B and Llama-3-70B files are compared with the Llama 3.1
+that lists the file; rows without a calibration line were read from the publisher's
+model card, cited by URL). Llama-3-8B and Llama-3-70B files are compared with the Llama 3.1
 packs: the 3.1 models have the same tensor shapes (vocabulary 128,256, the same widths and
 layer counts), so their files have the same size at the same format.
 """
@@ -43,7 +44,19 @@ def test_weights_within_2_percent_of_the_published_file(measured, row):
 
 def test_every_size_row_cites_its_source():
     for row in file_sizes():
-        assert row["source"].startswith("https://") and row["calibration_line"].isdigit()
+        assert row["source"].startswith("https://")
+        assert row["calibration_line"] == "" or row["calibration_line"].isdigit()
+
+
+def test_every_gguf_format_is_checked_on_two_models(registry):
+    """Each llama.cpp format is compared with published files of at least two models."""
+    models: dict[str, set[str]] = {}
+    for row in file_sizes():
+        models.setdefault(row["quant"], set()).add(row["model"])
+    gguf = [fid for fid, (fmt, pack) in registry.quant_formats.items()
+            if "llama.cpp" in (fmt.engines or ()) and fid not in ("MXFP4", "MXFP4_MOE", "F32")]
+    thin = {fid: sorted(models.get(fid, ())) for fid in gguf if len(models.get(fid, ())) < 2}
+    assert thin == {}
 
 
 def test_the_seed_profile_keeps_its_fitted_bits(registry, measured):
@@ -129,3 +142,61 @@ def test_a_checkpoint_format_naming_no_format(tmp_path):
         fitproof.load_registry([tmp_path], plugins=False, use_cache=False)
     assert [str(p).replace(f"{tmp_path}/", "") for p in caught.value.problems] == [
         "gpt-oss-20b-copy.yaml:7: checkpoint_format: unknown format 'MXFP5'; did you mean 'MXFP4'?"]
+
+
+# -- checkpoints as published ------------------------------------------------------------
+
+def test_deepseek_checkpoint_holds_the_main_model_and_its_mtp_module(measured):
+    # DeepSeek-V3 README (reference/hf-configs/INDEX.md): 685B on Hugging Face = 671B of
+    # the main model + 14B of the MTP module
+    result = fitproof.estimate("deepseek-r1", "h200-141gb-sxm", quant="native",
+                               registry=measured)
+    assert result.scenario.quant == "FP8-B128"
+    assert result.value("params_total") == pytest.approx(671e9, rel=0.005)
+    assert result.value("checkpoint_params") == pytest.approx(685e9, rel=0.005)
+    assert result.value("mtp_params") == pytest.approx(14e9, rel=0.05)  # "14B": rounded
+    # what an engine loads leaves the MTP module out
+    assert result.value("checkpoint_gib") > result.value("weights_gib")
+
+
+@pytest.mark.parametrize(("config", "expected"), [
+    ("deepseek-ai__DeepSeek-R1.json", "FP8-B128"),
+    ("moonshotai__Kimi-K2-Instruct.json", "FP8-B128"),
+    ("openai__gpt-oss-120b.json", "MXFP4"),
+    ("nvidia__MiniMax-M2.5-NVFP4.json", "NVFP4-EXPERTS"),
+    ("meta-llama__Llama-3.1-8B-Instruct.json", None),
+])
+def test_import_reads_the_checkpoint_format(registry, config, expected):
+    from fitproof.importers.huggingface import import_config, read_config
+
+    path = Path(__file__).parent / "data" / "hf-configs" / config
+    fields = import_config(read_config(path), registry).fields
+    assert fields.get("checkpoint_format") == expected
+
+
+@pytest.mark.parametrize(("quantization", "expected"), [
+    ({"quant_method": "gptq", "bits": 4, "group_size": 128}, "GPTQ-INT4"),
+    ({"quant_method": "gptq", "bits": 4, "group_size": 32}, "GPTQ-INT4-G32"),
+    ({"quant_method": "awq", "bits": 4, "group_size": 128}, "AWQ-INT4"),
+    ({"quant_method": "fp8"}, "FP8"),
+    ({"quant_method": "bitsandbytes", "bnb_4bit_quant_type": "nf4"}, "NF4"),
+    ({"quant_algo": "NVFP4"}, "NVFP4"),
+    ({"config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "float",
+                                                 "group_size": 16}}}, "ignore": ["lm_head"]},
+     "NVFP4"),
+    ({"quant_method": "hqq", "nbits": 3}, None),
+])
+def test_quantization_config_rules(registry, quantization, expected):
+    import json
+
+    from fitproof.importers.huggingface import import_config, read_config
+
+    path = Path(__file__).parent / "data" / "hf-configs" / "meta-llama__Llama-3.1-8B-Instruct.json"
+    config = json.loads(path.read_text())
+    config["quantization_config"] = quantization
+    imported = import_config(config, registry)
+    assert imported.fields.get("checkpoint_format") == expected
+    if expected is None:
+        assert any("matches no checkpoint format" in note for note in imported.notes)
+    else:
+        assert expected in registry.quant_formats

@@ -133,6 +133,7 @@ class _Reader:
             self.notes.append(f"{field}: {_scalar(value)} is a fact of the {model_type} format that its "
                               "config does not state")
         fields["family"] = self._family(fields)
+        self._checkpoint_format(fields)
         if "vision_config" in cfg:
             self.used.add("vision_config")
             self.notes.append("the vision tower (vision_config) is not counted")
@@ -273,6 +274,20 @@ class _Reader:
             else:
                 fields[field] = sizes[name]
 
+    def _checkpoint_format(self, fields: dict[str, Any]) -> None:
+        """checkpoint_format from quantization_config, by the importer pack's rules."""
+        config = self.get("quantization_config")
+        if not isinstance(config, dict):
+            return
+        for rule in self.mapping.checkpoint_formats:
+            if all(_holds(config, path, wanted) for path, wanted in rule.when.items()):
+                fields["checkpoint_format"] = rule.format
+                return
+        method = config.get("quant_method", "unnamed")
+        self.notes.append(f"quantization_config ({method}) matches no checkpoint format of the "
+                          "importer pack; checkpoint_format is left out, so --quant native "
+                          "sizes the model at BF16")
+
     def _family(self, fields: dict[str, Any]) -> str:
         if fields.get("kv_lora_rank"):
             return "mla"
@@ -304,6 +319,30 @@ class _Reader:
                                       "\n  ".join(self.problems))
 
 
+def _members(value: Any, path: list[str]) -> list[Any]:
+    """The values at ``path`` inside ``value`` ('*' stands for every member)."""
+    if not path:
+        return [value]
+    head, rest = path[0], path[1:]
+    if head == "*":
+        children = list(value.values()) if isinstance(value, dict) else (
+            list(value) if isinstance(value, list) else [])
+    elif isinstance(value, dict) and head in value:
+        children = [value[head]]
+    else:
+        children = []
+    return [found for child in children for found in _members(child, rest)]
+
+
+def _holds(config: dict[str, Any], path: str, wanted: Any) -> bool:
+    """A checkpoint-format condition: some value at ``path`` equals ``wanted`` (or, for a
+    '~text' condition, is a string containing ``text``)."""
+    found = _members(config, path.split("."))
+    if isinstance(wanted, str) and wanted.startswith("~"):
+        return any(isinstance(v, str) and wanted[1:] in v for v in found)
+    return any(v == wanted for v in found)
+
+
 FIELD_ORDER = (
     "family", "hf_model_type", "hidden_size", "num_hidden_layers", "vocab_size",
     "tie_word_embeddings", "max_position_embeddings", "num_attention_heads",
@@ -316,7 +355,7 @@ FIELD_ORDER = (
     "moe_latent_size", "expert_bias", "linear_num_key_heads", "linear_num_value_heads",
     "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel_dim",
     "linear_state_bytes", "mamba_num_heads", "mamba_head_dim", "ssm_state_size",
-    "mamba_groups", "mamba_conv_kernel", "mamba_state_bytes", "mtp_layers",
+    "mamba_groups", "mamba_conv_kernel", "mamba_state_bytes", "mtp_layers", "checkpoint_format",
 )
 
 
