@@ -1,14 +1,24 @@
-"""Launch commands: an engine pack's template filled in for a scenario."""
+"""Launch commands: an engine pack's template filled in for a scenario.
+
+Text placeholders come from the packs (the model's repositories, the format id, the
+engine's name for the KV precision); number placeholders are any formula or input of the
+profile, evaluated for the scenario, so a command says what the sizing assumed
+(``--ctx-size {context_total}``, ``-ngl {gpu_layers}``). When a text placeholder of the
+command has no value (no GGUF repository is recorded), the template's fallback command is
+used, under a comment that says so plainly.
+"""
 
 from __future__ import annotations
 
+import math
 import re
 import string
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .compiled import compile_tree
 from .formula_parser import FormulaSyntaxError, parse_formula
-from .specs import EngineSpec
+from .specs import EngineSpec, LaunchTemplate
 
 if TYPE_CHECKING:
     from .evaluator import Evaluation
@@ -16,24 +26,41 @@ if TYPE_CHECKING:
     from .scenario import Scenario
 
 _PLACEHOLDER = re.compile(r"\{([a-z_.0-9]+)\}")
-STRING_FIELDS = {"model.hf_repo", "model.gguf_repo", "model.id", "quant", "kv_name", "kv_flag"}
-NUMBER_FIELDS = {"context", "gpus", "batch"}
+STRING_FIELDS = {"model.hf_repo", "model.gguf_repo", "model.id", "model.name", "quant",
+                 "kv_name", "kv_flag", "checkpoint_repo", "quantization_flag"}
+ENGINE_FIELDS = {"engine.gpu_memory_utilization"}
 
 
-def template_problems(engine: EngineSpec) -> list[tuple[str, str]]:
-    """(field, message) for every unknown placeholder or bad condition of a template."""
+def templates(engine: EngineSpec) -> list[tuple[str, LaunchTemplate]]:
+    """Every launch template of ``engine`` with the field path it stands at."""
+    found = [("launch", engine.launch)] if engine.launch else []
+    found += [(f"launch_by_profile.{name}", template)
+              for name, template in engine.launch_by_profile.items()]
+    return found
+
+
+def template_problems(engine: EngineSpec, numbers: Iterable[str] = ()
+                      ) -> list[tuple[str, str]]:
+    """(field, message) for every unknown placeholder or bad condition of a template.
+
+    ``numbers`` are the formula and input names a number placeholder may use.
+    """
+    known = STRING_FIELDS | ENGINE_FIELDS | set(numbers)
     problems = []
     texts = [("kv_flag", engine.kv_flag or "")]
-    if engine.launch:
-        texts.append(("launch.command", engine.launch.command))
-        for index, part in enumerate(engine.launch.options):
-            texts.append((f"launch.options.{index}", part.text))
+    for path, template in templates(engine):
+        texts.append((f"{path}.command", template.command))
+        if template.fallback_command:
+            texts.append((f"{path}.fallback_command", template.fallback_command))
+        if template.fallback_note:
+            texts.append((f"{path}.fallback_note", template.fallback_note))
+        for index, part in enumerate(template.options):
+            texts.append((f"{path}.options.{index}", part.text))
             if part.when:
                 try:
                     parse_formula(part.when)
                 except FormulaSyntaxError as exc:
-                    problems.append((f"launch.options.{index}.when", f"formula rejected: {exc}"))
-    engine_fields = {"engine.gpu_memory_utilization"}
+                    problems.append((f"{path}.options.{index}.when", f"formula rejected: {exc}"))
     for field, text in texts:
         try:
             names = [name for _, name, _, _ in string.Formatter().parse(text) if name]
@@ -41,52 +68,103 @@ def template_problems(engine: EngineSpec) -> list[tuple[str, str]]:
             problems.append((field, f"bad template: {exc}"))
             continue
         for name in names:
-            if name not in STRING_FIELDS | NUMBER_FIELDS | engine_fields:
-                known = ", ".join(sorted(STRING_FIELDS | NUMBER_FIELDS | engine_fields))
-                problems.append((field, f"unknown placeholder {{{name}}}; use one of {known}"))
+            if name not in known:
+                hint = ", ".join(sorted(STRING_FIELDS | ENGINE_FIELDS)) + \
+                    ", or a formula or input name"
+                problems.append((field, f"unknown placeholder {{{name}}}; use one of {hint}"))
     return problems
+
+
+def _template_for(registry: "Registry", engine: EngineSpec) -> LaunchTemplate | None:
+    """The template of the registry's own profile, else the engine's general one (a
+    profile's template is not inherited: one that extends it has new formulas to show)."""
+    return engine.launch_by_profile.get(registry.profile or "", engine.launch)
+
+
+def checkpoint_repo(registry: "Registry", scenario: "Scenario") -> tuple[str, str]:
+    """(repository, --quantization value) vLLM serves the scenario's format from.
+
+    A repository the model pack records for the format; else the model's own repository
+    when the format is what that checkpoint stores (its checkpoint_format, or an
+    unquantized format when it names none); else the original repository with the
+    format's online quantization; else no repository (empty).
+    """
+    model = registry.models[scenario.model]
+    fmt = registry.quant_formats[scenario.quant][0]
+    if scenario.quant in model.checkpoint_repos:
+        return model.checkpoint_repos[scenario.quant], ""
+    stores = model.checkpoint_format or ""
+    if model.hf_repo and (scenario.quant == stores or (not stores and fmt.bits >= 16)):
+        return model.hf_repo, ""
+    if model.hf_repo and fmt.online_quantization and not stores:
+        return model.hf_repo, fmt.online_quantization
+    return "", ""
 
 
 def launch_command(registry: "Registry", scenario: "Scenario", engine: EngineSpec,
                    evaluation: "Evaluation") -> str | None:
     """The engine's launch command for ``scenario``, evaluated as ``evaluation`` (row 0)."""
-    if engine.launch is None:
+    template = _template_for(registry, engine)
+    if template is None:
         return None
     model = registry.models[scenario.model]
+    repo, online = checkpoint_repo(registry, scenario)
     values: dict[str, str] = {
         "model.hf_repo": model.hf_repo or model.id, "model.gguf_repo": model.gguf_repo or "",
-        "model.id": model.id, "quant": scenario.quant,
+        "model.id": model.id, "model.name": model.name, "quant": scenario.quant,
         "kv_name": engine.kv_types.get(scenario.kv, scenario.kv),
+        "checkpoint_repo": repo,
+        "quantization_flag": f"--quantization {online}" if online else "",
     }
-    for name in NUMBER_FIELDS:
-        values[name] = _number(scenario.inputs.get(name))
     if engine.gpu_memory_utilization is not None:
         values["engine.gpu_memory_utilization"] = _number(engine.gpu_memory_utilization.value)
-    values["kv_flag"] = _fill(engine.kv_flag or "", values)
+    values["kv_flag"] = _fill(engine.kv_flag or "", values, evaluation)
     options = []
-    for part in engine.launch.options:
+    for part in template.options:
         if part.when:
             formula = parse_formula(part.when)
             env = {ref: evaluation.get(ref) for ref in formula.refs}
             if float(compile_tree(formula.tree)(env).reshape(-1)[0]) != 1.0:
                 continue
-        options.append(_fill(part.text, values))
-    command = _fill(engine.launch.command, values)
-    return command + (" \\\n  " + " ".join(options) if options else "")
+        text = _fill(part.text, values, evaluation)
+        if text.strip():
+            options.append(text)
+    command, note = template.command, None
+    if template.fallback_command and any(
+            name in STRING_FIELDS and not values.get(name)
+            for _, name, _, _ in string.Formatter().parse(template.command) if name):
+        command = template.fallback_command
+        note = _fill(template.fallback_note, values, evaluation) if template.fallback_note \
+            else None
+    text = _fill(command, values, evaluation) + (" \\\n  " + " ".join(options) if options
+                                                 else "")
+    return f"# {note}\n{text}" if note else text
 
 
 def engine_kv_flag(engine: EngineSpec, kv: str) -> str | None:
     """The engine's option for KV precision ``kv`` (None if it has no such option)."""
     if not engine.kv_flag or kv not in engine.kv_types:
         return None
-    return _fill(engine.kv_flag, {"kv_name": engine.kv_types[kv]})
+    return _PLACEHOLDER.sub(lambda m: engine.kv_types[kv] if m.group(1) == "kv_name"
+                            else m.group(0), engine.kv_flag)
 
 
-def _fill(text: str, values: dict[str, str]) -> str:
-    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+def _fill(text: str, values: dict[str, str], evaluation: "Evaluation | None" = None) -> str:
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name in values:
+            return values[name]
+        if evaluation is not None:
+            try:
+                return _number(float(evaluation.scalar(name)))
+            except KeyError:
+                pass
+        return match.group(0)
+
+    return _PLACEHOLDER.sub(value, text)
 
 
 def _number(value: float | None) -> str:
-    if value is None:
-        return ""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "?"
     return str(int(value)) if float(value).is_integer() else f"{value:g}"

@@ -514,11 +514,13 @@ def _cross_check(loaded: Sequence[LoadedPack]) -> list[Problem]:
                     f"name {alias!r} also refers to {other.kind} {other.id!r} ({other.path})",
                     pack.path, pack.obj.pack.line_of("aliases"), "aliases"))
             names.setdefault(key, (alias, pack))
+    numbers = {name for p in loaded if p.kind == "formulas" for name in p.obj.formulas} | \
+        {name for p in loaded if p.kind == "inputs" for name in p.obj.inputs}
     for pack in loaded:
         if pack.kind == "engine":
             from .launch import template_problems
 
-            for field, message in template_problems(pack.obj):
+            for field, message in template_problems(pack.obj, numbers):
                 problems.append(Problem(message, pack.path,
                                         pack.obj.pack.line_of(*(int(p) if p.isdigit() else p for p in field.split("."))), field))
     problems += _check_profiles(loaded)

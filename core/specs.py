@@ -70,6 +70,7 @@ class ModelSpec:
     hf_repo: str | None = None
     checkpoint_format: str | None = None
     gguf_repo: str | None = None
+    checkpoint_repos: Mapping[str, str] = attrs.field(factory=dict)
     hf_model_type: str | None = None
     notes: Sources = ()
     params_total: Figure | None = None
@@ -264,6 +265,7 @@ class QuantFormat:
     ffn_down_more_layers: Figure | None = None
     checkpoint: bool = False
     requires_experts: bool = False
+    online_quantization: str | None = None
     group_size: int | None = None
     engines: tuple[str, ...] = ()
     id: str = ""
@@ -323,6 +325,8 @@ class LaunchPart:
 class LaunchTemplate:
     command: str
     options: tuple[LaunchPart, ...] = ()
+    fallback_command: str | None = None
+    fallback_note: str | None = None
 
 
 @attrs.frozen
@@ -341,6 +345,7 @@ class EngineSpec:
     gpu_memory_utilization: Figure | None = None
     kv_flag: str | None = None
     launch: LaunchTemplate | None = None
+    launch_by_profile: Mapping[str, LaunchTemplate] = attrs.field(factory=dict)
     notes: Sources = ()
     # memory accounting (see schemas/engine.schema.json)
     splits_tensors: bool = False

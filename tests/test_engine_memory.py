@@ -84,7 +84,7 @@ def test_vllm_tensor_parallel_beyond_kv_heads_replicates_them(measured):
 @pytest.mark.parametrize("row", LLAMACPP_LOGS,
                          ids=lambda r: f"{r['model']}-{r['quantity']}-{r['context']}")
 def test_llamacpp_buffers_match_the_logged(measured, row):
-    result = estimate(measured, row["model"], row["hardware"], quant=row["quant"],
+    result = estimate(measured, row["model"], row["hardware"], quant=row["quant"], kv=row["kv"],
                       engine="llama.cpp", context=int(row["context"]), batch=int(row["batch"]),
                       ubatch=int(row["ubatch"]))
     value = {
@@ -132,6 +132,8 @@ def test_llamacpp_keeps_the_token_embedding_on_the_host(measured):
         untied.value("weights_gib") - untied.value("host_weights_gib"))
     tied = estimate(measured, "qwen3-4b", quant="Q4_K_M")  # tied embeddings
     assert tied.value("host_weights_gib") == 0
+    unified = estimate(measured, "llama-3.1-8b-instruct", "macbook-pro-m4-max-128gb")
+    assert unified.value("host_weights_gib") == 0  # host memory is the same pool
     vllm = estimate(measured, "llama-3.1-8b-instruct", quant="BF16", engine="vllm")
     assert vllm.value("host_weights_gib") == 0
 

@@ -21,7 +21,7 @@ import fitproof
 from .conftest import write_pack
 
 SIZES = Path(__file__).parent / "data" / "gguf-file-sizes.csv"
-UNIT_BYTES = {"bytes": 1, "GB": 1e9, "GiB": 2**30}
+UNIT_BYTES = {"bytes": 1, "MiB": 2**20, "GB": 1e9, "GiB": 2**30}
 
 
 def file_sizes() -> list[dict[str, str]]:
