@@ -138,7 +138,11 @@ def launch_command(registry: "Registry", scenario: "Scenario", engine: EngineSpe
             else None
     text = _fill(command, values, evaluation) + (" \\\n  " + " ".join(options) if options
                                                  else "")
-    return f"# {note}\n{text}" if note else text
+    if not note:
+        return text
+    import textwrap
+
+    return "\n".join(f"# {line}" for line in textwrap.wrap(note, 76)) + "\n" + text
 
 
 def engine_kv_flag(engine: EngineSpec, kv: str) -> str | None:

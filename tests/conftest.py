@@ -29,8 +29,9 @@ def _isolated_environment(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def registry() -> fitproof.Registry:
-    """The built-in packs only."""
-    return fitproof.load_registry(plugins=False)
+    """The built-in packs only, with the seed pages' formulas (--profile seed): the
+    golden tests and most unit tests check figures the seed pages pin."""
+    return fitproof.load_registry(plugins=False, profile="seed")
 
 
 def write_pack(folder: Path, name: str, text: str) -> Path:

@@ -19,7 +19,8 @@ CONTRACT_QUANTITIES = {
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(["--no-plugins", *argv] if argv and argv[0] != "packs" else
+    """Run the CLI on the seed pages' formulas, whose figures these tests pin."""
+    code = main(["--no-plugins", "--profile", "seed", *argv] if argv and argv[0] != "packs" else
                 [argv[0], argv[1], "--no-plugins", *argv[2:]] if len(argv) > 1 else list(argv))
     out, err = capsys.readouterr()
     return code, out, err
@@ -250,3 +251,11 @@ def test_explain_depth_limits_the_tree(capsys):
     assert [line for line in out.splitlines() if line.strip() and not line.startswith(" ")
             and not line.startswith("Sources")][0].startswith("total_gib = 21.28 GiB")
     assert "required_gib = " not in out
+
+
+def test_the_default_profile_is_measured(capsys):
+    assert main(["--no-plugins", "estimate", "qwen3.5-35b-a3b", "--on", "arc-pro-b60",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["quantities"]["total_gib"]["source"].startswith("packs/formulas/engine-memory.yaml:")
+    assert "device_required_gib" in data["quantities"]

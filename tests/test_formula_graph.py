@@ -15,7 +15,7 @@ from .conftest import pack_line, write_pack
 def load_with(tmp_path, **files: str) -> fitproof.Registry:
     for name, text in files.items():
         write_pack(tmp_path, name.replace("__", "/") + ".yaml", textwrap.dedent(text))
-    return fitproof.load_registry([tmp_path], plugins=False)
+    return fitproof.load_registry([tmp_path], plugins=False, profile="seed")
 
 
 def problems_of(tmp_path, **files: str) -> list[str]:
@@ -82,7 +82,7 @@ def test_conflicting_definition_names_both_files(tmp_path):
             description: A different buffer
         """)
     assert found == [f"{tmp_path}/extra.yaml:4: formulas.overhead_gib: formula 'overhead_gib' "
-                     f"is already defined at {pack_line('formulas/seed-memory.yaml', 'overhead_gib')}; "
+                     f"is already defined at {pack_line('formulas/engine-memory.yaml', 'overhead_gib')}; "
                      "add 'override: true' to replace it"]
 
 
@@ -134,7 +134,7 @@ def test_duplicate_pack_id_names_both_sources(tmp_path):
         """)
     write_pack(tmp_path, "rtx-3090.yaml", text)
     with pytest.raises(PackError) as caught:
-        fitproof.load_registry([tmp_path], plugins=False)
+        fitproof.load_registry([tmp_path], plugins=False, profile="seed")
     assert [str(p) for p in caught.value.problems] == [
         f"{tmp_path}/rtx-3090.yaml:2: id: hardware id 'rtx-3090' is already defined by "
         f"{builtin.pack.path} (from fitproof); ids must be unique, or add 'override: true' "
@@ -181,7 +181,7 @@ def test_a_pack_can_replace_a_builtin_pack_by_declaring_it(tmp_path):
         memory_gb: 24
         memory_bandwidth_gbs: 800
         """))
-    registry = fitproof.load_registry([tmp_path], plugins=False)
+    registry = fitproof.load_registry([tmp_path], plugins=False, profile="seed")
     pack = registry.pack_of("hardware", "rtx-3090")
     assert pack.path == f"{tmp_path}/rtx-3090.yaml"
     assert [p.path for p in pack.replaces] == ["packs/hardware/rtx-3090.yaml"]
@@ -202,7 +202,7 @@ def test_override_without_anything_to_replace(tmp_path):
         memory_bandwidth_gbs: 100
         """))
     with pytest.raises(PackError) as caught:
-        fitproof.load_registry([tmp_path], plugins=False)
+        fitproof.load_registry([tmp_path], plugins=False, profile="seed")
     assert [str(p) for p in caught.value.problems] == [
         f"{tmp_path}/new-card.yaml:3: override: override: true, but no other pack defines "
         "hardware 'new-card'"]

@@ -34,7 +34,7 @@ def test_plugin_registers_a_folder(tmp_path):
         def register_packs(self, register):
             register(tmp_path)
 
-    registry = fitproof.load_registry(plugins=False, extra_plugins=[Plugin()])
+    registry = fitproof.load_registry(plugins=False, extra_plugins=[Plugin()], profile="seed")
     pack = registry.pack_of("hardware", "test-card-48gb")
     assert pack.path.endswith("hardware/test-card-48gb.yaml")
     result = fitproof.estimate("qwen3.5-35b-a3b", "Test Card", registry=registry)
@@ -44,7 +44,7 @@ def test_plugin_registers_a_folder(tmp_path):
 def test_pack_path_environment_variable(tmp_path, monkeypatch):
     write_pack(tmp_path, "test-card-48gb.yaml", CARD)
     monkeypatch.setenv("FITPROOF_PACK_PATH", str(tmp_path))
-    registry = fitproof.load_registry(plugins=False)
+    registry = fitproof.load_registry(plugins=False, profile="seed")
     assert registry.pack_of("hardware", "test-card-48gb").origin == "FITPROOF_PACK_PATH"
 
 
@@ -54,7 +54,7 @@ def test_a_failing_plugin_is_reported_by_name_and_the_rest_works():
         def register_packs(self, register):
             raise RuntimeError("boom")
 
-    registry = fitproof.load_registry(plugins=False, extra_plugins=[Broken()])
+    registry = fitproof.load_registry(plugins=False, extra_plugins=[Broken()], profile="seed")
     assert len(registry.warnings) == 1
     assert "failed in register_packs: RuntimeError: boom" in registry.warnings[0]
     assert "rtx-3090" in registry.hardware
@@ -111,8 +111,8 @@ def test_a_plugin_with_an_invalid_pack_is_disabled_with_a_warning(tmp_path, monk
                             "memory_gb: must be greater than 0 (got -48)")
     # the whole plugin is out (its valid pack too); the built-in packs all work
     assert "good-card" not in registry.hardware and "test-card-48gb" not in registry.hardware
-    assert fitproof.estimate("qwen3.5-35b-a3b", "arc-pro-b60",
-                             registry=registry).value("total_gib") == 21.28
+    assert fitproof.estimate("qwen3.5-35b-a3b", "arc-pro-b60", registry=registry,
+                             profile="seed").value("total_gib") == 21.28
 
     with pytest.raises(PackError) as caught:
         fitproof.load_registry(strict=True)

@@ -8,6 +8,8 @@ import textwrap
 import pytest
 
 import fitproof
+
+import fitproof
 from fitproof.cli import main
 
 from .conftest import write_pack
@@ -44,18 +46,20 @@ def estimate(capsys, *argv: str) -> tuple[int, dict, str]:
     return code, (json.loads(out) if code == 0 else {}), err
 
 
-def test_the_default_profile_is_seed_and_naming_it_changes_nothing(capsys, registry):
-    assert registry.profile == "seed"
+def test_the_default_profile_is_measured_and_naming_it_changes_nothing(capsys):
+    assert fitproof.load_registry(plugins=False).profile == "measured"
     _, default, _ = estimate(capsys)
-    code, seed, err = estimate(capsys, "--profile", "seed")
+    code, measured, err = estimate(capsys, "--profile", "measured")
     assert code == 0 and err == ""
-    assert seed["quantities"] == default["quantities"]
+    assert measured["quantities"] == default["quantities"]
+    _, seed, _ = estimate(capsys, "--profile", "seed")
+    assert seed["quantities"] != default["quantities"]
 
 
 def test_an_extending_profile_replaces_only_what_it_overrides(capsys, tmp_path):
     write_pack(tmp_path, "lean.yaml", textwrap.dedent(LEAN))
     write_pack(tmp_path, "lean-memory.yaml", textwrap.dedent(LEAN_FORMULAS.format(override="true")))
-    _, seed, _ = estimate(capsys, "--pack-dir", str(tmp_path))
+    _, seed, _ = estimate(capsys, "--pack-dir", str(tmp_path), "--profile", "seed")
     code, lean, err = estimate(capsys, "--pack-dir", str(tmp_path), "--profile", "lean")
     assert code == 0 and err == ""
     assert seed["quantities"]["overhead_gib"]["value"] == 0.56
@@ -89,7 +93,7 @@ def test_unknown_profile_is_one_line_exit_2(capsys):
      description: Another default.
      default: true
      source: test
-     """, "second.yaml:5: default: profile 'seed' (packs/profiles/seed.yaml) is already the "
+     """, "second.yaml:5: default: profile 'measured' (packs/profiles/measured.yaml) is already the "
           "default; only one profile may say 'default: true'"),
     ("""\
      kind: profile

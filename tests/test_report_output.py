@@ -13,8 +13,10 @@ from fitproof.renderers.blocks import width
 from fitproof.validation import load_schema
 
 
-def run(capsys, *argv: str) -> str:
-    assert main([argv[0], "--no-plugins", *argv[1:]]) == 0
+def run(capsys, *argv: str, profile: str = "seed") -> str:
+    """The CLI's output, by default on the seed pages' formulas (whose figures these
+    tests compare with the pages)."""
+    assert main([argv[0], "--no-plugins", "--profile", profile, *argv[1:]]) == 0
     return capsys.readouterr().out
 
 
@@ -37,8 +39,9 @@ def test_estimate_json_matches_its_schema(capsys):
     Draft202012Validator(load_schema("estimate-output")).validate(data)
 
 
-def test_text_report_fits_100_columns(capsys):
-    out = run(capsys, "report", "qwen3.5-35b-a3b", "--on", "rtx-3090")
+@pytest.mark.parametrize("profile", ["seed", "measured"])
+def test_text_report_fits_100_columns(capsys, profile):
+    out = run(capsys, "report", "qwen3.5-35b-a3b", "--on", "rtx-3090", profile=profile)
     too_wide = [line for line in out.splitlines() if width(line) > 100]
     assert too_wide == []
     assert "Fits with Safe Headroom" in out
