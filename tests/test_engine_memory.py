@@ -216,3 +216,16 @@ def test_shared_options_before_the_command(capsys):
 
     data = json.loads(capsys.readouterr().out)
     assert "kv_capacity_tokens" in data["quantities"]
+
+
+def test_estimate_text_shows_the_device_and_the_kv_capacity(capsys, measured):
+    assert main(["--no-plugins", "estimate", "llama-3.3-70b-instruct", "--on",
+                 "h100-80gb-sxm", "--quant", "BF16", "--engine", "vllm", "--gpus", "4"]) == 0
+    out = capsys.readouterr().out
+    result = estimate(measured, "llama-3.3-70b-instruct", quant="BF16", engine="vllm", gpus=4)
+    per_device = (f"    Per device                {result.value('device_required_gib')} GiB of "
+                  f"{result.value('device_usable_gib')} GiB usable (tensor parallel over 4)")
+    assert per_device in out.splitlines()
+    tokens = f"{int(result.value('kv_capacity_tokens')):,}"
+    assert f"    KV cache capacity         {tokens} tokens (" in out
+    assert "    Engine & activation       " in out and " GiB per device" in out

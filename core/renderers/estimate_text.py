@@ -24,6 +24,26 @@ def _unknown_verdict(result: Estimate) -> str:
     return f"Unknown: {cause.name} is {cause.missing or 'unknown'} ({cause.location})"
 
 
+def _device_lines(result: Estimate, gpus: int) -> list[str]:
+    """How several devices share the model: per device, as the fit is judged."""
+    if gpus < 2 or "device_required_gib" not in result.quantities:
+        return []
+    tensor = result.value("tensor_parallel") or 1
+    split = f"tensor parallel over {int(tensor)}" if tensor > 1 else "layer split"
+    return [f"    Per device                {_q(result, 'device_required_gib', 'GiB')} of "
+            f"{_q(result, 'device_usable_gib', 'GiB')} usable ({split})"]
+
+
+def _kv_capacity_lines(result: Estimate) -> list[str]:
+    """What an engine that turns its budget into KV cache logs: tokens and concurrency."""
+    engine = result.registry.engines[result.scenario.engine]
+    if not engine.kv_from_budget or result.value("kv_capacity_tokens") is None:
+        return []
+    tokens = int(result.value("kv_capacity_tokens") or 0)
+    return [f"    KV cache capacity         {tokens:,} tokens "
+            f"({_q(result, 'max_concurrency')}x the context)"]
+
+
 def render_estimate(result: Estimate) -> str:
     """A compact, readable summary of one scenario (fits in 80 columns)."""
     registry, scenario = result.registry, result.scenario
@@ -44,7 +64,8 @@ def render_estimate(result: Estimate) -> str:
         "  Memory",
         f"    Model weights             {_q(result, 'weights_gib', 'GiB')}",
         f"    KV cache & state          {_q(result, 'kv_cache_gib', 'GiB')}",
-        f"    Engine & activation       {_q(result, 'overhead_gib', 'GiB')}",
+        f"    Engine & activation       {_q(result, 'overhead_gib', 'GiB')}"
+        + (" per device" if gpus > 1 and "device_required_gib" in result.quantities else ""),
         f"    Offloaded to system RAM   {_q(result, 'offload_gib', 'GiB')}",
         f"    Required                  {_q(result, 'total_gib', 'GiB')} "
         f"({_q(result, 'total_gb', 'GB')})",
@@ -52,6 +73,8 @@ def render_estimate(result: Estimate) -> str:
         f"{_q(result, 'physical_gb', 'GB')} physical",
         f"    Headroom                  {signed(_q(result, 'headroom_gib', 'GiB'))} "
         f"({_q(result, 'utilization')} utilization)",
+        *_device_lines(result, gpus),
+        *_kv_capacity_lines(result),
         "",
         "  Speed",
         f"    Decode                    {_q(result, 'decode_tps', 'tok/s', '~')}",
