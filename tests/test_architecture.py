@@ -17,7 +17,7 @@ ALLOWED = {
     "cli": {"__init__", "errors", "estimate", "importers", "queries", "registry", "renderers",
             "report", "scenario", "validate"},
     "compiled": {"formula_parser", "rounding"},
-    "derivation": {"evaluator", "formula_parser", "numbers"},
+    "derivation": {"evaluator", "formula_parser", "numbers", "symbolic"},
     "errors": set(),
     "estimate": {"derivation", "errors", "evaluator", "registry", "scenario"},
     "evaluator": {"graph", "namespaces"},
