@@ -140,8 +140,10 @@ def test_a_checkpoint_format_naming_no_format(tmp_path):
                .replace("id: gpt-oss-20b", "id: gpt-oss-20b-copy").replace('aliases: ["gpt-oss 20b"]', ""))
     with pytest.raises(fitproof.PackError) as caught:
         fitproof.load_registry([tmp_path], plugins=False, use_cache=False)
+    line = text.splitlines().index("checkpoint_format: MXFP4") + 1
     assert [str(p).replace(f"{tmp_path}/", "") for p in caught.value.problems] == [
-        "gpt-oss-20b-copy.yaml:7: checkpoint_format: unknown format 'MXFP5'; did you mean 'MXFP4'?"]
+        f"gpt-oss-20b-copy.yaml:{line}: checkpoint_format: unknown format 'MXFP5'; "
+        "did you mean 'MXFP4'?"]
 
 
 # -- checkpoints as published ------------------------------------------------------------
