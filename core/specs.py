@@ -361,6 +361,9 @@ class EngineSpec:
     runtime_overhead_gib: Mapping[str, Figure] = attrs.field(factory=dict)
     device_reserved_share: Mapping[str, Figure] = attrs.field(factory=dict)
     tensor_parallel_overhead_gib: Figure | None = None
+    cuda_graph_base_gib: Figure | None = None
+    cuda_graph_gib_per_layer: Figure | None = None
+    startup_overhead_gib: Figure | None = None
     activation_bytes_per_vocab: Figure | None = None
     activation_bytes_per_hidden: Figure | None = None
     activation_bytes_per_ffn: Figure | None = None

@@ -229,3 +229,14 @@ def test_estimate_text_shows_the_device_and_the_kv_capacity(capsys, measured):
     tokens = f"{int(result.value('kv_capacity_tokens')):,}"
     assert f"    KV cache capacity         {tokens} tokens (" in out
     assert "    Engine & activation       " in out and " GiB per device" in out
+
+
+def test_vllm_cuda_graphs_sit_beside_the_budget(measured):
+    # the fitted pool for 32 layers, against the 0.91 GiB vLLM 0.19 logs for Llama 3.1 8B
+    result = estimate(measured, "llama-3.1-8b-instruct", quant="BF16", engine="vllm",
+                      gpu_memory_utilization=0.95)
+    assert result.value("cuda_graph_gib") == pytest.approx(0.33 + 0.0165 * 32)
+    assert result.value("cuda_graph_gib") == pytest.approx(0.91, abs=0.05)
+    assert result.value("budget_margin_gib") == pytest.approx(
+        79.19 * 0.05 - result.value("cuda_graph_gib") - 0.51)
+    assert estimate(measured, "llama-3.1-8b-instruct").value("cuda_graph_gib") == 0  # llama.cpp
