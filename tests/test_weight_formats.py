@@ -50,13 +50,12 @@ def test_every_size_row_cites_its_source():
 
 def test_every_gguf_format_is_checked_on_two_models(registry):
     """Each llama.cpp format is compared with published files of at least two models
-    (F32, four bytes a weight with nothing to mix, has one published file in the data;
-    the MXFP4 formats are gpt-oss's, whose two models are both checked)."""
+    (F32, four bytes a weight with nothing to mix, has one published file in the data)."""
     models: dict[str, set[str]] = {}
     for row in file_sizes():
         models.setdefault(row["quant"], set()).add(row["model"])
     gguf = [fid for fid, (fmt, pack) in registry.quant_formats.items()
-            if "llama.cpp" in (fmt.engines or ()) and fid not in ("MXFP4", "MXFP4_MOE", "F32")]
+            if "llama.cpp" in (fmt.engines or ()) and fid != "F32"]
     thin = {fid: sorted(models.get(fid, ())) for fid in gguf if len(models.get(fid, ())) < 2}
     assert thin == {}
 
