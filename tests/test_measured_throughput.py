@@ -110,3 +110,11 @@ def test_tensor_parallel_adds_bandwidth_and_pays_all_reduces(measured):
 def test_tensor_parallel_without_interconnect_figures_is_unknown(measured):
     result = estimate(measured, "qwen3-8b", "mlu590-80gb", quant="BF16", engine="vllm", gpus=2)
     assert result.value("allreduce_s") is None and result.value("decode_tps") is None
+
+
+def test_decode_is_memory_bound_where_compute_is_unknown(measured):
+    # no source gives the RTX 4090 D's tensor throughput: decode still streams its memory
+    result = estimate(measured, "qwen3.5-35b-a3b", "rtx-4090-d")
+    assert result.value("prefill_tps") is None and result.value("decode_compute_s") is None
+    assert result.value("decode_step_s") == pytest.approx(
+        result.value("decode_memory_s") + result.value("token_overhead_s"))
