@@ -240,3 +240,13 @@ def test_vllm_cuda_graphs_sit_beside_the_budget(measured):
     assert result.value("budget_margin_gib") == pytest.approx(
         79.19 * 0.05 - result.value("cuda_graph_gib") - 0.51)
     assert estimate(measured, "llama-3.1-8b-instruct").value("cuda_graph_gib") == 0  # llama.cpp
+
+
+def test_tensor_parallel_keeps_an_mla_latent_cache_whole(measured):
+    # DeepSeek's compressed latent (512 + 64 per layer) is not split by head: each of the
+    # eight ranks stores all of it
+    result = estimate(measured, "deepseek-r1", "h200-141gb-sxm", quant="native", engine="vllm",
+                      gpus=8)
+    assert result.value("kv_split_ways") == 1
+    assert result.value("device_kv_bytes_per_token") == result.value("kv_bytes_per_token") \
+        == 61 * (512 + 64) * 2
