@@ -175,6 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
                                              "headroom, or by name")
     models.add_argument("--json", action="store_true")
 
+    validate = commands.add_parser("validate", parents=[common],
+                                   help="score the profile's speeds against public measurements")
+    validate.add_argument("--group-by", metavar="KEYS", default="",
+                          help="comma-separated: device, engine, moe, backend")
+    validate.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+
     importer = commands.add_parser("import", help="write a model pack from a config.json or GGUF")
     import_commands = importer.add_subparsers(dest="import_command", metavar="FORMAT")
     for fmt, what in (("hf", "a Hugging Face config.json"), ("gguf", "a GGUF file's header")):
@@ -234,6 +240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report(args)
         if args.command == "models":
             return _models(args)
+        if args.command == "validate":
+            return _validate(args)
         if args.command == "import":
             if args.import_command is None:
                 parser.parse_args(["import", "--help"])
@@ -332,6 +340,22 @@ def _report(args) -> int:
         print(blocks.render_html(document, document[0].text, messages.language), end="")
     else:
         print(blocks.render_text(report_blocks(report, registry, messages, compact=True)), end="")
+    return 0
+
+
+def _validate(args) -> int:
+    from .accuracy import score
+    from .renderers.accuracy import (accuracy_json, render_accuracy_markdown,
+                                     render_accuracy_text)
+
+    keys = tuple(k.strip() for k in args.group_by.split(",") if k.strip())
+    result = score(_registry(args), keys)
+    if args.format == "json":
+        print(json.dumps(accuracy_json(result), indent=2))
+    elif args.format == "markdown":
+        print(render_accuracy_markdown(result), end="")
+    else:
+        print(render_accuracy_text(result), end="")
     return 0
 
 

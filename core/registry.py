@@ -19,7 +19,7 @@ from .namespaces import Entity, FieldValue
 from .plugins import PluginSet, collect_pack_roots, local_pack_roots, plugin_manager
 from .quant_formats import resolve_format, type_of
 from .specs import (TENSOR_CLASSES, ArchitecturePack, BlockType, CatalogPack, ImporterPack, EngineSpec, FormulaPack, HardwareSpec, InputPack, KVCachePack,
-                    KVCacheType, ModelSpec, ProfilePack, Provider, QuantFormat, QuantizationPack,
+                    KVCacheType, MeasurementPack, ModelSpec, ProfilePack, Provider, QuantFormat, QuantizationPack,
                     ReportPack, ScenarioPack, SelectionPack, VerdictPack, WorkloadSpec)
 
 KINDS_WITH_NAMES = ("model", "hardware", "provider", "quant", "kv", "engine", "scenario",
@@ -72,6 +72,8 @@ class Registry:
         self.catalogs: dict[str, CatalogPack] = {}
         self.report: ReportPack | None = None
         self.importers: dict[str, ImporterPack] = {}
+        #: public speed measurements, by pack id (fitproof validate scores against them)
+        self.measurements: dict[str, MeasurementPack] = {}
         self.quant_formats: dict[str, tuple[QuantFormat, QuantizationPack]] = {}
         self.block_types: dict[str, tuple[BlockType, str]] = {}
         self.kv_types: dict[str, tuple[KVCacheType, KVCachePack]] = {}
@@ -97,6 +99,8 @@ class Registry:
                 self.report = obj
             elif isinstance(obj, ImporterPack):
                 self.importers[obj.id] = obj
+            elif isinstance(obj, MeasurementPack):
+                self.measurements[obj.id] = obj
             elif isinstance(obj, QuantizationPack):
                 for fid, fmt in obj.formats.items():
                     self.quant_formats[fid] = (fmt, obj)
@@ -525,6 +529,7 @@ def _cross_check(loaded: Sequence[LoadedPack]) -> list[Problem]:
                                         pack.obj.pack.line_of(*(int(p) if p.isdigit() else p for p in field.split("."))), field))
     problems += _check_profiles(loaded)
     problems += _check_block_types(loaded)
+    problems += _check_measurements(loaded)
     format_ids = {f for p in loaded if p.kind == "quantization" for f in p.obj.formats}
     for pack in loaded:
         wanted = getattr(pack.obj, "checkpoint_format", None) if pack.kind == "model" else None
@@ -602,6 +607,32 @@ def _check_profiles(loaded: Sequence[LoadedPack]) -> list[Problem]:
                 and pack.obj.profile not in profiles:
             problems.append(Problem(unknown(pack.obj.profile), pack.path,
                                     pack.obj.pack.line_of("profile"), "profile"))
+    return problems
+
+
+def _check_measurements(loaded: Sequence[LoadedPack]) -> list[Problem]:
+    """Every measurement names packs that exist (its scenario must be one fitproof can
+    evaluate)."""
+    known = {
+        "model": {p.id for p in loaded if p.kind == "model"},
+        "hardware": {p.id for p in loaded if p.kind == "hardware"},
+        "engine": {p.id for p in loaded if p.kind == "engine"},
+        "quant": {f for p in loaded if p.kind == "quantization" for f in p.obj.formats},
+        "kv": {t for p in loaded if p.kind == "kv_cache" for t in p.obj.types},
+    }
+    problems = []
+    for pack in loaded:
+        if pack.kind != "measurements":
+            continue
+        for index, row in enumerate(pack.obj.rows):
+            for field, ids in known.items():
+                value = getattr(row, field)
+                if value not in ids:
+                    close = difflib.get_close_matches(value, sorted(ids), n=1)
+                    hint = f"; did you mean {close[0]!r}?" if close else ""
+                    problems.append(Problem(f"unknown {field} {value!r}{hint}", pack.path,
+                                            pack.obj.pack.line_of("rows", index, field),
+                                            f"rows.{index}.{field}"))
     return problems
 
 

@@ -632,6 +632,40 @@ class ScenarioPack:
     pack: PackFile = _NO_PACK
 
 
+@attrs.frozen
+class MeasurementRow:
+    """One public measurement: the scenario it was taken in and the figure."""
+
+    model: str
+    hardware: str
+    quant: str
+    engine: str
+    metric: str
+    value: float
+    context: int
+    source: str
+    kv: str = "f16"
+    gpus: int = 1
+    batch: int = 1
+    ubatch: int | None = None
+    calibration_line: int | None = None
+    note: str | None = None
+
+
+@attrs.frozen
+class MeasurementPack:
+    """Public speed measurements a profile is scored against (``fitproof validate``)."""
+
+    id: str
+    name: str
+    rows: tuple[MeasurementRow, ...]
+    kind: str = "measurements"
+    override: bool = False
+    description: str | None = None
+    source: Sources = ()
+    pack: PackFile = _NO_PACK
+
+
 PACK_CLASSES: dict[str, type] = {
     "model": ModelSpec,
     "hardware": HardwareSpec,
@@ -650,6 +684,7 @@ PACK_CLASSES: dict[str, type] = {
     "report": ReportPack,
     "architecture": ArchitecturePack,
     "importer": ImporterPack,
+    "measurements": MeasurementPack,
 }
 
 

@@ -20,7 +20,7 @@ SCHEMA_PACKAGE = "fitproof.schemas"
 PACK_KINDS = (
     "model", "hardware", "provider", "quantization", "kv_cache", "engine",
     "formulas", "verdicts", "selections", "inputs", "scenario", "workload", "catalog", "report",
-    "architecture", "importer", "profile",
+    "architecture", "importer", "profile", "measurements",
 )
 
 

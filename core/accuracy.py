@@ -1,0 +1,113 @@
+"""How far a profile's speeds are from public measurements (``fitproof validate``).
+
+Every row of the measurement packs is evaluated as the scenario it was taken in; the
+prediction over the measurement, and the absolute percentage error, are summarised per
+group (metric, and optionally device class, engine, dense or MoE, backend).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+import attrs
+
+from .errors import InputError
+from .registry import Registry
+from .scenario import resolve_scenario
+from .specs import MeasurementRow
+
+GROUPS = ("device", "engine", "moe", "backend")
+
+
+@attrs.frozen
+class Scored:
+    """One measurement and what the profile predicts for it."""
+
+    row: MeasurementRow
+    location: str
+    group: tuple[str, ...]
+    predicted: float | None
+
+    @property
+    def ratio(self) -> float | None:
+        return None if self.predicted is None else self.predicted / self.row.value
+
+    @property
+    def ape(self) -> float | None:
+        ratio = self.ratio
+        return None if ratio is None else abs(ratio - 1)
+
+
+@attrs.frozen
+class GroupScore:
+    group: tuple[str, ...]
+    count: int
+    unknown: int
+    mape: float | None
+    median_ape: float | None
+    median_ratio: float | None
+
+
+@attrs.frozen
+class Accuracy:
+    profile: str | None
+    group_by: tuple[str, ...]
+    rows: tuple[Scored, ...]
+    groups: tuple[GroupScore, ...]
+
+    def worst(self, n: int = 5) -> list[Scored]:
+        known = [s for s in self.rows if s.ape is not None]
+        return sorted(known, key=lambda s: s.ape or 0.0, reverse=True)[:n]
+
+
+def _group_of(registry: Registry, row: MeasurementRow, group_by: Sequence[str]) -> tuple[str, ...]:
+    hardware = registry.hardware[row.hardware]
+    model = registry.models[row.model]
+    experts = getattr(model.num_experts, "value", model.num_experts) if \
+        getattr(model, "num_experts", None) is not None else 0
+    values = {
+        "device": "unified" if hardware.unified_memory else "discrete",
+        "engine": row.engine,
+        "moe": "moe" if experts else "dense",
+        "backend": hardware.backend or "unknown",
+    }
+    return (row.metric, *(values[key] for key in group_by))
+
+
+def score(registry: Registry, group_by: Sequence[str] = ()) -> Accuracy:
+    """Every measurement of ``registry`` against its profile's prediction."""
+    unknown_keys = [key for key in group_by if key not in GROUPS]
+    if unknown_keys:
+        raise InputError(f"cannot group by {unknown_keys[0]!r}; choose from {', '.join(GROUPS)}")
+    from .estimate import Batch
+
+    entries = [(pack, index, row) for pack in registry.measurements.values()
+               for index, row in enumerate(pack.rows)]
+    if not entries:
+        raise InputError("no measurement pack is loaded (packs/measurements/)")
+    scenarios = []
+    for _, _, row in entries:
+        inputs: dict[str, float | None] = {"context": row.context, "prompt": row.context,
+                                           "gpus": row.gpus, "batch": row.batch,
+                                           "ubatch": row.ubatch}
+        scenarios.append(resolve_scenario(registry, model=row.model, hardware=row.hardware,
+                                          quant=row.quant, kv=row.kv, engine=row.engine,
+                                          inputs=inputs))
+    batch = Batch(registry, scenarios)
+    columns = {metric: batch.values(metric) for metric in {row.metric for _, _, row in entries}}
+    scored = tuple(
+        Scored(row, pack.pack.at("rows", index), _group_of(registry, row, group_by),
+               columns[row.metric][i])
+        for i, (pack, index, row) in enumerate(entries))
+    groups = []
+    for group in sorted({s.group for s in scored}):
+        members = [s for s in scored if s.group == group]
+        apes = [s.ape for s in members if s.ape is not None]
+        ratios = [s.ratio for s in members if s.ratio is not None]
+        groups.append(GroupScore(
+            group, len(apes), len(members) - len(apes),
+            statistics.mean(apes) if apes else None,
+            statistics.median(apes) if apes else None,
+            statistics.median(ratios) if ratios else None))
+    return Accuracy(registry.profile, tuple(group_by), scored, tuple(groups))
