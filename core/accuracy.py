@@ -14,7 +14,7 @@ import attrs
 
 from .errors import InputError
 from .registry import Registry
-from .scenario import resolve_scenario
+from .scenario import figure_value, resolve_scenario
 from .specs import MeasurementRow
 
 GROUPS = ("device", "engine", "moe", "backend")
@@ -64,8 +64,7 @@ class Accuracy:
 def _group_of(registry: Registry, row: MeasurementRow, group_by: Sequence[str]) -> tuple[str, ...]:
     hardware = registry.hardware[row.hardware]
     model = registry.models[row.model]
-    experts = getattr(model.num_experts, "value", model.num_experts) if \
-        getattr(model, "num_experts", None) is not None else 0
+    experts = figure_value(getattr(model, "num_experts", None))
     values = {
         "device": "unified" if hardware.unified_memory else "discrete",
         "engine": row.engine,

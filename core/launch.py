@@ -85,8 +85,8 @@ def checkpoint_repo(registry: "Registry", scenario: "Scenario") -> tuple[str, st
     """(repository, --quantization value) vLLM serves the scenario's format from.
 
     A repository the model pack records for the format; else the model's own repository
-    when the format is what that checkpoint stores (its checkpoint_format, or an
-    unquantized format when it names none); else the original repository with the
+    when the format is what that checkpoint stores (its checkpoint_format, or the format
+    that sizes the checkpoint as published, BF16, when it names none); else the original repository with the
     format's online quantization; else no repository (empty).
     """
     model = registry.models[scenario.model]
@@ -94,7 +94,8 @@ def checkpoint_repo(registry: "Registry", scenario: "Scenario") -> tuple[str, st
     if scenario.quant in model.checkpoint_repos:
         return model.checkpoint_repos[scenario.quant], ""
     stores = model.checkpoint_format or ""
-    if model.hf_repo and (scenario.quant == stores or (not stores and fmt.bits >= 16)):
+    if model.hf_repo and (scenario.quant == stores or
+                          (not stores and fmt.size_basis == "checkpoint")):
         return model.hf_repo, ""
     if model.hf_repo and fmt.online_quantization and not stores:
         return model.hf_repo, fmt.online_quantization

@@ -42,29 +42,23 @@ def resolve_format(fmt: QuantFormat, types: Mapping[str, tuple[BlockType, str]])
     if not fmt.tensors:
         return fmt
     changes: dict[str, Figure] = {}
-    for tensor_class in TENSOR_CLASSES:
+    for tensor_class in (*TENSOR_CLASSES, *(f"{c}_fallback" for c in ROW_FALLBACK_CLASSES)):
         field = f"bpw_{tensor_class}"
-        type_id = type_of(fmt, tensor_class)
+        type_id = type_of(fmt, tensor_class.removesuffix("_fallback"))
         if getattr(fmt, field) is not None or type_id is None or type_id not in types:
             continue
-        block, location = types[type_id]
+        stored, how = type_id, ""
+        if tensor_class.endswith("_fallback"):
+            # llama.cpp's type for rows that are not a whole number of the type's blocks
+            stored = types[type_id][0].row_fallback or type_id
+            how = f" (the row fallback of {type_id})"
+            if stored not in types:
+                continue
+        block, location = types[stored]
         changes[field] = Figure(
             block.bits_per_weight, (location, *block.source),
-            f"{type_id}: {_plain(block.block_bytes)} bytes per {block.block_weights} weights "
-            f"x 8 bits", block.approximate)
-    for tensor_class in ROW_FALLBACK_CLASSES:
-        field = f"bpw_{tensor_class}_fallback"
-        type_id = type_of(fmt, tensor_class)
-        if getattr(fmt, field) is not None or type_id is None or type_id not in types:
-            continue
-        fallback_id = types[type_id][0].row_fallback or type_id
-        if fallback_id not in types:
-            continue
-        block, location = types[fallback_id]
-        changes[field] = Figure(
-            block.bits_per_weight, (location, *block.source),
-            f"{fallback_id} (the row fallback of {type_id}): {_plain(block.block_bytes)} bytes "
-            f"per {block.block_weights} weights x 8 bits", block.approximate)
+            f"{stored}{how}: {_plain(block.block_bytes)} bytes per {block.block_weights} "
+            f"weights x 8 bits", block.approximate)
     return attrs.evolve(fmt, **changes) if changes else fmt
 
 

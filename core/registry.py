@@ -534,9 +534,8 @@ def _cross_check(loaded: Sequence[LoadedPack]) -> list[Problem]:
     for pack in loaded:
         wanted = getattr(pack.obj, "checkpoint_format", None) if pack.kind == "model" else None
         if wanted is not None and wanted not in format_ids:
-            close = difflib.get_close_matches(wanted, sorted(format_ids), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            problems.append(Problem(f"unknown format {wanted!r}{hint}", pack.path,
+            problems.append(Problem(f"unknown format {wanted!r}"
+                                    f"{_did_you_mean(wanted, format_ids)}", pack.path,
                                     pack.obj.pack.line_of("checkpoint_format"),
                                     "checkpoint_format"))
     families = {p.id for p in loaded if p.kind == "architecture"}
@@ -554,8 +553,7 @@ def _cross_check(loaded: Sequence[LoadedPack]) -> list[Problem]:
             for offer in pack.obj.offers:
                 line = pack.obj.pack.line_of("offers", offer.index, "hardware")
                 if offer.hardware not in hardware:
-                    close = difflib.get_close_matches(offer.hardware, sorted(hardware), n=1)
-                    hint = f"; did you mean {close[0]!r}?" if close else ""
+                    hint = _did_you_mean(offer.hardware, hardware)
                     problems.append(Problem(f"unknown hardware {offer.hardware!r}{hint}",
                                             pack.path, line, f"offers.{offer.index}.hardware"))
                 if offer.id in offer_ids:
@@ -610,6 +608,12 @@ def _check_profiles(loaded: Sequence[LoadedPack]) -> list[Problem]:
     return problems
 
 
+def _did_you_mean(value: str, options: Iterable[str]) -> str:
+    """``; did you mean 'x'?`` for the closest of ``options``, or nothing."""
+    close = difflib.get_close_matches(value, sorted(options), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def _check_measurements(loaded: Sequence[LoadedPack]) -> list[Problem]:
     """Every measurement names packs that exist (its scenario must be one fitproof can
     evaluate)."""
@@ -628,9 +632,8 @@ def _check_measurements(loaded: Sequence[LoadedPack]) -> list[Problem]:
             for field, ids in known.items():
                 value = getattr(row, field)
                 if value not in ids:
-                    close = difflib.get_close_matches(value, sorted(ids), n=1)
-                    hint = f"; did you mean {close[0]!r}?" if close else ""
-                    problems.append(Problem(f"unknown {field} {value!r}{hint}", pack.path,
+                    problems.append(Problem(f"unknown {field} {value!r}"
+                                            f"{_did_you_mean(value, ids)}", pack.path,
                                             pack.obj.pack.line_of("rows", index, field),
                                             f"rows.{index}.{field}"))
     return problems
@@ -647,10 +650,9 @@ def _check_block_types(loaded: Sequence[LoadedPack]) -> list[Problem]:
         for fid, fmt in pack.obj.formats.items():
             for tensor_class, type_id in fmt.tensors.items():
                 if type_id not in types:
-                    close = difflib.get_close_matches(type_id, sorted(types), n=1)
-                    hint = f"; did you mean {close[0]!r}?" if close else ""
                     problems.append(Problem(
-                        f"unknown block type {type_id!r}{hint}", pack.path,
+                        f"unknown block type {type_id!r}{_did_you_mean(type_id, types)}",
+                        pack.path,
                         pack.obj.pack.line_of("formats", fid, "tensors", tensor_class),
                         f"formats.{fid}.tensors.{tensor_class}"))
             if fmt.tensors:

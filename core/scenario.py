@@ -81,7 +81,7 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
         resolved["quant"] = model_spec.checkpoint_format
         origins["quant"] = model_spec.pack.at("checkpoint_format")
         fmt = registry.quant_formats[resolved["quant"]][0]
-    if fmt.requires_experts and not _figure(getattr(model_spec, "num_experts", None)):
+    if fmt.requires_experts and not figure_value(getattr(model_spec, "num_experts", None)):
         raise InputError(f"{resolved['quant']} quantizes only the routed experts, and "
                          f"{model_spec.name} has none; choose a format for dense models")
 
@@ -115,16 +115,17 @@ def _check_tensor_split(registry: Registry, resolved: Mapping[str, str],
     split = values.get("split", math.nan)
     engine = registry.engines[resolved["engine"]]
     tensor = bool(split) if not math.isnan(split) else engine.splits_tensors
-    heads = _figure(getattr(registry.models[resolved["model"]], "num_attention_heads", None))
+    model = registry.models[resolved["model"]]
+    heads = figure_value(getattr(model, "num_attention_heads", None))
     if tensor and gpus > 1 and heads and heads % gpus:
-        divisors = [n for n in range(2, int(heads) + 1) if heads % n == 0 and n <= 64]
+        divisors = [n for n in range(2, min(int(heads), 64) + 1) if heads % n == 0]
         raise InputError(
             f"a tensor-parallel split over {int(gpus)} devices does not divide the "
-            f"{int(heads)} attention heads of {registry.models[resolved['model']].name}; "
+            f"{int(heads)} attention heads of {model.name}; "
             f"use --gpus {', '.join(str(n) for n in divisors[:6])} or --split layer")
 
 
-def _figure(value: Any) -> float:
+def figure_value(value: Any) -> float:
     """The number of a pack field that may be a plain number or a sourced figure."""
     return float(getattr(value, "value", value) or 0)
 
