@@ -14,8 +14,8 @@ import attrs
 
 from .errors import InputError
 from .registry import Registry
-from .scenario import figure_value, resolve_scenario
-from .specs import MeasurementRow
+from .scenario import Scenario, figure_value, resolve_scenario
+from .specs import MeasurementPack, MeasurementRow
 
 GROUPS = ("device", "engine", "moe", "backend")
 
@@ -69,9 +69,28 @@ def _group_of(registry: Registry, row: MeasurementRow, group_by: Sequence[str]) 
         "device": "unified" if hardware.unified_memory else "discrete",
         "engine": row.engine,
         "moe": "moe" if experts else "dense",
-        "backend": hardware.backend or "unknown",
+        "backend": row.backend or hardware.backend or "unknown",
     }
     return (row.metric, *(values[key] for key in group_by))
+
+
+def measurement_scenarios(registry: Registry) -> tuple[
+        list[tuple[MeasurementPack, int, MeasurementRow]], list[Scenario]]:
+    """Every row of the loaded measurement packs, and the scenario it was measured in."""
+    entries = [(pack, index, row) for pack in registry.measurements.values()
+               for index, row in enumerate(pack.rows)]
+    if not entries:
+        raise InputError("no measurement pack is loaded (packs/measurements/)")
+    scenarios = []
+    for _, _, row in entries:
+        inputs: dict[str, float | None] = {
+            "context": row.context,
+            "prompt": row.context if row.prompt is None else row.prompt,
+            "generate": row.generate, "gpus": row.gpus, "batch": row.batch, "ubatch": row.ubatch}
+        scenarios.append(resolve_scenario(registry, model=row.model, hardware=row.hardware,
+                                          quant=row.quant, kv=row.kv, engine=row.engine,
+                                          inputs=inputs, backend=row.backend))
+    return entries, scenarios
 
 
 def score(registry: Registry, group_by: Sequence[str] = ()) -> Accuracy:
@@ -81,18 +100,7 @@ def score(registry: Registry, group_by: Sequence[str] = ()) -> Accuracy:
         raise InputError(f"cannot group by {unknown_keys[0]!r}; choose from {', '.join(GROUPS)}")
     from .estimate import Batch
 
-    entries = [(pack, index, row) for pack in registry.measurements.values()
-               for index, row in enumerate(pack.rows)]
-    if not entries:
-        raise InputError("no measurement pack is loaded (packs/measurements/)")
-    scenarios = []
-    for _, _, row in entries:
-        inputs: dict[str, float | None] = {"context": row.context, "prompt": row.context,
-                                           "gpus": row.gpus, "batch": row.batch,
-                                           "ubatch": row.ubatch}
-        scenarios.append(resolve_scenario(registry, model=row.model, hardware=row.hardware,
-                                          quant=row.quant, kv=row.kv, engine=row.engine,
-                                          inputs=inputs))
+    entries, scenarios = measurement_scenarios(registry)
     batch = Batch(registry, scenarios)
     columns = {metric: batch.values(metric) for metric in {row.metric for _, _, row in entries}}
     scored = tuple(

@@ -49,7 +49,7 @@ def whole(text: str) -> int:
 # option → scenario input it sets
 _INPUT_OPTIONS = {
     "context": "--context", "batch": "--batch", "gpus": "--gpus", "offload": "--offload",
-    "prompt": "--prompt", "hours_per_day": "--hours-per-day",
+    "prompt": "--prompt", "generate": "--generate", "hours_per_day": "--hours-per-day",
     "electricity_usd_per_kwh": "--electricity-price", "budget_usd": "--budget",
     "split": "--split", "ubatch": "--ubatch",
     "gpu_memory_utilization": "--gpu-memory-utilization",
@@ -78,12 +78,19 @@ def _scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool =
                         metavar="SHARE", help="share of each device's memory the engine may "
                         "fill, 0-1 (vLLM; default: the engine pack's)")
     parser.add_argument("--engine", metavar="ENGINE", help="llama.cpp (default) or vllm")
+    parser.add_argument("--backend", metavar="NAME",
+                        help="compute backend the engine uses on the device, when not the "
+                             "hardware pack's own: cuda, rocm, metal, vulkan, sycl, ...")
     parser.add_argument("--workload", metavar="W",
                         help="inference (default), qlora, lora or full (fine-tuning)")
     parser.add_argument("--offload", type=number, metavar="PCT",
                         help="share of weights kept in system RAM, 0-100 (default 0)")
     parser.add_argument("--prompt", type=tokens, metavar="N",
-                        help="prompt tokens for time to first token (default 4096)")
+                        help="prompt tokens: time to first token, and the depth decode "
+                             "starts at (default 4096)")
+    parser.add_argument("--generate", type=tokens, metavar="N",
+                        help="tokens generated per request; decode runs at the average depth "
+                             "(default 512)")
     parser.add_argument("--hours-per-day", dest="hours_per_day", type=number, metavar="H",
                         help="hours of use per day for monthly costs (default 4)")
     parser.add_argument("--electricity-price", dest="electricity_usd_per_kwh", type=number,
@@ -285,7 +292,8 @@ def _scenario(args, registry):
     origins = {name: f"command line ({option})" for name, option in _INPUT_OPTIONS.items()}
     return resolve_scenario(registry, model=args.model, hardware=args.hardware,
                             quant=args.quant, kv=args.kv, engine=args.engine,
-                            workload=args.workload, inputs=inputs, input_origins=origins)
+                            workload=args.workload, inputs=inputs, input_origins=origins,
+                            backend=getattr(args, "backend", None))
 
 
 def _estimate(args) -> int:

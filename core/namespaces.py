@@ -59,6 +59,11 @@ def keyed_fields(namespace: str) -> Mapping[str, str]:
             if "x-keyed-by" in prop}
 
 
+def hardware_backends() -> tuple[str, ...]:
+    """The compute backends a hardware pack may name (its schema's ``backend`` choices)."""
+    return tuple(load_schema("hardware")["properties"]["backend"]["enum"])
+
+
 def key_namespace(key: str) -> str:
     """The namespace whose entity decides a keyed field's key."""
     return key.partition(".")[0]

@@ -188,6 +188,15 @@ class Registry:
                 return pack
         return None
 
+    def hardware_on_backend(self, id: str, backend: str) -> Entity:
+        """Hardware ``id`` as an engine sees it through another compute ``backend`` (Vulkan
+        instead of ROCm on a Radeon, say): the same figures, the backend's constants."""
+        key = ("hardware@" + backend, id)
+        if key not in self._entities:
+            plain = self.entity("hardware", id)
+            self._entities[key] = attrs.evolve(plain, obj=attrs.evolve(plain.obj, backend=backend))
+        return self._entities[key]
+
     def entity(self, namespace: str, id: str) -> Entity:
         """The pack object ``id`` bound to ``namespace`` (model, hardware, quant, kv, engine)."""
         key = (namespace, id)

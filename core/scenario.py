@@ -10,7 +10,7 @@ import attrs
 
 from .errors import InputError
 from .evaluator import ScenarioRow
-from .namespaces import FieldValue
+from .namespaces import FieldValue, hardware_backends
 from .registry import Registry
 
 SELECTORS = ("model", "hardware", "quant", "kv", "engine", "workload")
@@ -28,10 +28,13 @@ class Scenario:
     workload: str
     inputs: Mapping[str, float]
     origins: Mapping[str, str] = attrs.field(factory=dict, eq=False)
+    backend: str | None = None  # the device's compute backend, when not its pack's own
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form: the five ids, then every input."""
         result: dict[str, Any] = {key: getattr(self, key) for key in SELECTORS}
+        if self.backend is not None:
+            result["backend"] = self.backend
         for name, value in self.inputs.items():
             if math.isnan(value):
                 result[name] = None
@@ -45,7 +48,8 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
                      kv: str | None = None, engine: str | None = None,
                      workload: str | None = None,
                      base: str = "default", inputs: Mapping[str, float | None] | None = None,
-                     input_origins: Mapping[str, str] | None = None) -> Scenario:
+                     input_origins: Mapping[str, str] | None = None,
+                     backend: str | None = None) -> Scenario:
     """Fill a :class:`Scenario` from explicit choices, then scenario ``base``, then defaults.
 
     Names are resolved case-insensitively against ids and aliases. Raises
@@ -105,7 +109,23 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
         values[name] = math.nan if value is None else _check_input(name, value, definition,
                                                                     registry)
     _check_tensor_split(registry, resolved, values)
-    return Scenario(inputs=values, origins=origins, **resolved)
+    if backend is not None:
+        backend = _check_backend(backend)
+        if backend == registry.hardware[resolved["hardware"]].backend:
+            backend = None
+        else:
+            origins["backend"] = "given"
+    return Scenario(inputs=values, origins=origins, backend=backend, **resolved)
+
+
+def _check_backend(name: str) -> str:
+    """A compute backend name as hardware packs spell it (cuda, rocm, metal, vulkan, ...)."""
+    choices = hardware_backends()
+    wanted = name.strip().lower()
+    if wanted not in choices:
+        raise InputError(f"unknown backend {name!r}; choose from {', '.join(choices)}")
+    return wanted
+
 
 
 def _check_tensor_split(registry: Registry, resolved: Mapping[str, str],
@@ -168,6 +188,8 @@ def _plain(number: float) -> str:
 def scenario_row(registry: Registry, scenario: Scenario) -> ScenarioRow:
     """Bind a scenario's packs and inputs for evaluation."""
     entities = {key: registry.entity(key, getattr(scenario, key)) for key in SELECTORS}
+    if scenario.backend is not None:
+        entities["hardware"] = registry.hardware_on_backend(scenario.hardware, scenario.backend)
     inputs = {}
     for name, value in scenario.inputs.items():
         node = registry.graph.inputs[name]

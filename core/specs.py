@@ -266,6 +266,7 @@ class QuantFormat:
     checkpoint: bool = False
     requires_experts: bool = False
     online_quantization: str | None = None
+    kernel: str | None = None
     group_size: int | None = None
     engines: tuple[str, ...] = ()
     id: str = ""
@@ -368,6 +369,22 @@ class EngineSpec:
     activation_bytes_per_hidden: Figure | None = None
     activation_bytes_per_ffn: Figure | None = None
     sampler_bytes_per_vocab: Figure | None = None
+    # speed constants fitted to measurements (benchmarks/fit_speed.py)
+    decode_bandwidth_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
+    decode_kernel_factor: Mapping[str, Figure] = attrs.field(factory=dict)
+    kv_read_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
+    decode_token_overhead_s: Mapping[str, Figure] = attrs.field(factory=dict)
+    decode_layer_overhead_s: Mapping[str, Figure] = attrs.field(factory=dict)
+    layer_split_hop_s: Figure | None = None
+    prefill_compute_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
+    prefill_kernel_factor: Mapping[str, Figure] = attrs.field(factory=dict)
+    prefill_attention_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
+    batch_tokens: Figure | None = None
+    pipeline_copies: Figure | None = None
+    decode_band_low: Mapping[str, Figure] = attrs.field(factory=dict)
+    decode_band_high: Mapping[str, Figure] = attrs.field(factory=dict)
+    prefill_band_low: Mapping[str, Figure] = attrs.field(factory=dict)
+    prefill_band_high: Mapping[str, Figure] = attrs.field(factory=dict)
     pack: PackFile = _NO_PACK
 
 
@@ -644,6 +661,9 @@ class MeasurementRow:
     value: float
     context: int
     source: str
+    prompt: int | None = None
+    generate: int | None = None
+    backend: str | None = None
     kv: str = "f16"
     gpus: int = 1
     batch: int = 1

@@ -1,0 +1,579 @@
+"""Fit the measured profile's speed constants to public measurements, and cross-validate.
+
+The measured profile (packs/formulas/measured-throughput.yaml) predicts, for engine e,
+hardware backend b and the weight format's kernel family k:
+
+    decode step   = on-device share x (weight bytes / (eta_b phi_k BW) + KV bytes / (kappa_b BW))
+                    + t0_b + tau x layers + hop x (devices of a layer split - 1)
+                    + all-reduce + the share served from system RAM
+                    (or the batch's arithmetic, if that takes longer than the bytes)
+    prefill token = 2 x active parameters / (F mu_b psi_k) + attention FLOPs / (F alpha_b)
+    prefill tok/s = tensor-parallel ranks x pipeline speedup / prefill token
+
+with BW the peak memory bandwidth and F the dense FP16 tensor rate of the device. This
+script
+
+1. evaluates the scenario of every row of packs/measurements/ with fitproof (bytes,
+   FLOPs, bandwidth, peak rate, pipeline speedup: everything but the constants);
+2. fits the constants of each engine by robust least squares (scipy, soft L1) on
+   log(predicted / measured), prefill first (decode's compute bound uses its rate);
+3. cross-validates: the devices of each backend are dealt alternately into two halves,
+   the constants are fitted on one half and scored on the other, and the other way round;
+4. takes each backend's error band, the 10th and 90th percentile of measured / predicted
+   over the held-out rows;
+5. with --write, writes the constants fitted on all rows into the fitted block of each
+   engine pack (packs/engines/*.yaml), every figure naming the rows it was fitted on and
+   its residual, then checks that fitproof's formulas reproduce this script's predictions.
+
+A backend gets its own efficiency and overhead with at least MIN_BACKEND_ROWS rows of a
+metric on at least two devices; the others use the key 'default', the row-weighted
+geometric mean of the fitted backends. A kernel family gets its own factor with at least
+MIN_KERNEL_ROWS rows; 16-bit float weights are the reference (factor 1), and 'default'
+(for families without measurements) is the row-weighted geometric mean of the fitted
+quantized families.
+
+Run: python benchmarks/fit_speed.py [--write] [--rows]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import statistics
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import least_squares
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import fitproof  # noqa: E402
+from fitproof.accuracy import measurement_scenarios  # noqa: E402
+from fitproof.estimate import Batch  # noqa: E402
+
+MIN_BACKEND_ROWS = 12
+MIN_KERNEL_ROWS = 10
+GIB_GB = 2**30 / 1e9
+LOSS_SCALE = 0.1  # soft L1: residuals beyond ~10 % count linearly, not squared
+COLUMNS = ("decode_weights_gib", "kv_read_gib", "kv_replication", "decode_bandwidth_gbs",
+           "gpu_share", "layer_stages", "allreduce_s", "params_compute_per_token",
+           "prefill_attention_flops", "prefill_peak_tflops", "pipeline_speedup",
+           "tensor_parallel", "cpu_seconds_per_gb", "decode_gb_per_token",
+           "cpu_token_overhead_s")
+DECODE_KEYS = ("decode_bandwidth_efficiency", "kv_read_efficiency", "decode_token_overhead_s")
+PREFILL_KEYS = ("prefill_compute_efficiency", "prefill_attention_efficiency")
+
+
+class Rows:
+    """The measurement rows of one engine and metric, as arrays of what fitproof computes."""
+
+    def __init__(self, items: list[dict]):
+        self.items = items
+        self.n = len(items)
+        for name in COLUMNS + ("value", "layers", "batch"):
+            setattr(self, name, np.array([item[name] for item in items], dtype=float))
+        self.backend = [item["backend"] for item in items]
+        self.kernel = [item["kernel"] for item in items]
+        self.hardware = [item["hardware"] for item in items]
+
+    def subset(self, mask) -> "Rows":
+        return Rows([item for item, keep in zip(self.items, mask) if keep])
+
+
+def load(registry) -> dict[tuple[str, str], Rows]:
+    """Every measurement row with its scenario's features, by (engine, metric)."""
+    entries, scenarios = measurement_scenarios(registry)
+    batch = Batch(registry, scenarios)
+    columns = {name: batch.values(name) for name in COLUMNS}
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for i, (pack, index, row) in enumerate(entries):
+        scenario = scenarios[i]
+        item = {name: (math.nan if columns[name][i] is None else columns[name][i])
+                for name in COLUMNS}
+        model = registry.models[scenario.model]
+        item.update(value=row.value, layers=float(model.num_hidden_layers.value),
+                    batch=float(scenario.inputs["batch"]),
+                    backend=registry.hardware[scenario.hardware].backend or "other",
+                    kernel=registry.quant_formats[scenario.quant][0].kernel or "float",
+                    hardware=scenario.hardware, model=scenario.model, quant=scenario.quant,
+                    location=pack.pack.at("rows", index), metric=row.metric)
+        groups[(scenario.engine, row.metric)].append(item)
+    return {key: Rows(items) for key, items in groups.items()}
+
+
+class Layout:
+    """Which constants a fit has: per-backend and per-kernel groups and their positions."""
+
+    def __init__(self, rows: Rows, keys: tuple[str, ...], kernel_name: str,
+                 shared: tuple[str, ...]):
+        counts = Counter(rows.backend)
+        devices = defaultdict(set)
+        for backend, hardware in zip(rows.backend, rows.hardware):
+            devices[backend].add(hardware)
+        self.backends = sorted(b for b, c in counts.items()
+                               if c >= MIN_BACKEND_ROWS and len(devices[b]) >= 2)
+        if not self.backends:  # too few rows anywhere: one pooled set
+            self.backends = ["default"]
+        self.backend_of = [b if b in self.backends else self.backends[0] if len(self.backends) == 1
+                           else "default" for b in rows.backend]
+        if "default" in self.backend_of and "default" not in self.backends:
+            self.backends.append("default")
+        kernels = Counter(rows.kernel)
+        self.reference = "float" if kernels.get("float") else kernels.most_common(1)[0][0]
+        self.kernels = sorted(k for k, c in kernels.items()
+                              if c >= MIN_KERNEL_ROWS and k != self.reference)
+        self.kernel_of = [k if k in self.kernels or k == self.reference else None
+                          for k in rows.kernel]
+        self.keys, self.kernel_name, self.shared = keys, kernel_name, shared
+        self.index: dict[tuple[str, str], int] = {}
+        for key in keys:
+            for backend in self.backends:
+                self.index[(key, backend)] = len(self.index)
+        for kernel in self.kernels:
+            self.index[(kernel_name, kernel)] = len(self.index)
+        for key in shared:
+            self.index[(key, "default")] = len(self.index)
+        self.rows = rows
+
+    def usable(self) -> np.ndarray:
+        return np.array([k is not None for k in self.kernel_of])
+
+    def values(self, theta: np.ndarray, key: str) -> np.ndarray:
+        """The constant ``key`` for every row (kernel factors: 1 for the reference)."""
+        out = np.ones(self.rows.n)
+        for i in range(self.rows.n):
+            if key == self.kernel_name:
+                kernel = self.kernel_of[i]
+                out[i] = 1.0 if kernel in (None, self.reference) else math.exp(
+                    theta[self.index[(key, kernel)]])
+            elif key in self.shared:
+                out[i] = math.exp(theta[self.index[(key, "default")]])
+            else:
+                out[i] = math.exp(theta[self.index[(key, self.backend_of[i])]])
+        return out
+
+
+def predict_prefill(layout: Layout, theta: np.ndarray) -> np.ndarray:
+    r = layout.rows
+    mu = layout.values(theta, "prefill_compute_efficiency")
+    alpha = layout.values(theta, "prefill_attention_efficiency")
+    psi = layout.values(theta, "prefill_kernel_factor")
+    peak = r.prefill_peak_tflops * 1e12
+    token = 2 * r.params_compute_per_token / (peak * mu * psi) + r.prefill_attention_flops / (peak * alpha)
+    return r.tensor_parallel * r.pipeline_speedup / token
+
+
+def predict_decode(layout: Layout, theta: np.ndarray, prefill_tflops: np.ndarray) -> np.ndarray:
+    r = layout.rows
+    eta = layout.values(theta, "decode_bandwidth_efficiency")
+    phi = layout.values(theta, "decode_kernel_factor")
+    kappa = layout.values(theta, "kv_read_efficiency")
+    t0 = layout.values(theta, "decode_token_overhead_s")
+    tau = layout.values(theta, "decode_layer_overhead_s")
+    hop = layout.values(theta, "layer_split_hop_s")
+    bandwidth = r.decode_bandwidth_gbs * 1e9
+    memory = r.gpu_share * (r.decode_weights_gib * 2**30 / (eta * phi * bandwidth)
+                            + r.kv_read_gib * r.kv_replication * 2**30 / (kappa * bandwidth))
+    compute = np.nan_to_num(r.batch * 2 * r.params_compute_per_token
+                            / (prefill_tflops * 1e12 * r.tensor_parallel), nan=0.0)
+    host = (1 - r.gpu_share) * (r.cpu_seconds_per_gb * r.decode_gb_per_token + r.cpu_token_overhead_s)
+    step = (np.maximum(memory, compute) + r.allreduce_s + t0 + tau * r.layers
+            + hop * (r.layer_stages - 1) + host)
+    return r.batch / step
+
+
+PREFILL_START = {"prefill_compute_efficiency": 0.5, "prefill_attention_efficiency": 0.2,
+                 "prefill_kernel_factor": 0.8}
+DECODE_START = {"decode_bandwidth_efficiency": 0.7, "kv_read_efficiency": 0.5,
+                "decode_token_overhead_s": 1e-3, "decode_kernel_factor": 1.0,
+                "decode_layer_overhead_s": 1e-5, "layer_split_hop_s": 1e-4}
+
+
+def _fit(layout: Layout, start: dict[str, float], predict) -> np.ndarray:
+    theta0 = np.array([math.log(start[key]) for key, _ in layout.index])
+    mask = layout.usable()
+
+    def residuals(theta):
+        return np.log(predict(layout, theta)[mask] / layout.rows.value[mask])
+
+    return least_squares(residuals, theta0, loss="soft_l1", f_scale=LOSS_SCALE).x
+
+
+class Fit:
+    """The constants of one engine: prefill and decode layouts with their parameters."""
+
+    def __init__(self, prefill: Rows | None, decode: Rows | None):
+        self.prefill = self.decode = None
+        if prefill is not None and prefill.n:
+            prefill = prefill.subset(np.isfinite(prefill.prefill_peak_tflops))
+        if prefill is not None and prefill.n:
+            self.prefill = Layout(prefill, PREFILL_KEYS, "prefill_kernel_factor", ())
+            self.prefill_theta = _fit(self.prefill, PREFILL_START, predict_prefill)
+        if decode is not None and decode.n:
+            decode = decode.subset(decode.gpu_share >= 1)
+        if decode is not None and decode.n:
+            shared = ("decode_layer_overhead_s", "layer_split_hop_s")
+            if not np.any(decode.layer_stages > 1):
+                shared = ("decode_layer_overhead_s",)
+            self.decode = Layout(decode, DECODE_KEYS, "decode_kernel_factor", shared)
+            rates = self.prefill_tflops(decode)
+            self.decode_theta = _fit(self.decode, DECODE_START,
+                                     lambda layout, theta: predict_decode(layout, theta, rates))
+
+    def constant(self, key: str, backend: str, kernel: str, layout: Layout, theta) -> float:
+        if key == layout.kernel_name:
+            if kernel == layout.reference:
+                return 1.0
+            if kernel in layout.kernels:
+                return math.exp(theta[layout.index[(key, kernel)]])
+            return self.default_kernel(layout, theta)
+        if key in layout.shared:
+            return math.exp(theta[layout.index[(key, "default")]])
+        if backend in layout.backends:
+            return math.exp(theta[layout.index[(key, backend)]])
+        return self.default_backend(layout, theta, key)
+
+    @staticmethod
+    def default_backend(layout: Layout, theta, key: str) -> float:
+        if "default" in layout.backends:
+            return math.exp(theta[layout.index[(key, "default")]])
+        counts = Counter(layout.backend_of)
+        total = sum(counts[b] for b in layout.backends)
+        return math.exp(sum(counts[b] * theta[layout.index[(key, b)]] for b in layout.backends)
+                        / total)
+
+    @staticmethod
+    def default_kernel(layout: Layout, theta) -> float:
+        counts = Counter(k for k in layout.kernel_of if k in layout.kernels)
+        if not counts:
+            return 1.0
+        total = sum(counts.values())
+        return math.exp(sum(c * theta[layout.index[(layout.kernel_name, k)]]
+                            for k, c in counts.items()) / total)
+
+    def _constants_for(self, rows: Rows, layout: Layout, theta, keys) -> dict[str, np.ndarray]:
+        return {key: np.array([self.constant(key, b, k, layout, theta)
+                               for b, k in zip(rows.backend, rows.kernel)]) for key in keys}
+
+    def prefill_tflops(self, rows: Rows) -> np.ndarray:
+        """Achieved compute per device (2 FLOP per parameter per token) on ``rows``."""
+        if self.prefill is None:
+            return np.full(rows.n, np.nan)
+        c = self._constants_for(rows, self.prefill, self.prefill_theta,
+                                ("prefill_compute_efficiency", "prefill_kernel_factor"))
+        return rows.prefill_peak_tflops * c["prefill_compute_efficiency"] * c["prefill_kernel_factor"] \
+            / (1 + rows.prefill_attention_flops / (2 * rows.params_compute_per_token)
+               * c["prefill_compute_efficiency"] * c["prefill_kernel_factor"]
+               / self._constants_for(rows, self.prefill, self.prefill_theta,
+                                     ("prefill_attention_efficiency",))["prefill_attention_efficiency"])
+
+    def predict(self, rows: Rows, metric: str) -> np.ndarray:
+        """Predictions for any rows (held-out ones included) with these constants."""
+        if metric == "prefill_tps":
+            if self.prefill is None:
+                return np.full(rows.n, np.nan)
+            c = self._constants_for(rows, self.prefill, self.prefill_theta,
+                                    PREFILL_KEYS + ("prefill_kernel_factor",))
+            peak = rows.prefill_peak_tflops * 1e12
+            token = (2 * rows.params_compute_per_token
+                     / (peak * c["prefill_compute_efficiency"] * c["prefill_kernel_factor"])
+                     + rows.prefill_attention_flops / (peak * c["prefill_attention_efficiency"]))
+            return rows.tensor_parallel * rows.pipeline_speedup / token
+        if self.decode is None:
+            return np.full(rows.n, np.nan)
+        keys = DECODE_KEYS + ("decode_kernel_factor", "decode_layer_overhead_s", "layer_split_hop_s")
+        c = {}
+        for key in keys:
+            if key == "layer_split_hop_s" and key not in self.decode.shared:
+                c[key] = np.zeros(rows.n)
+            else:
+                c[key] = self._constants_for(rows, self.decode, self.decode_theta, (key,))[key]
+        bandwidth = rows.decode_bandwidth_gbs * 1e9
+        memory = rows.gpu_share * (
+            rows.decode_weights_gib * 2**30
+            / (c["decode_bandwidth_efficiency"] * c["decode_kernel_factor"] * bandwidth)
+            + rows.kv_read_gib * rows.kv_replication * 2**30 / (c["kv_read_efficiency"] * bandwidth))
+        compute = np.nan_to_num(rows.batch * 2 * rows.params_compute_per_token
+                                / (self.prefill_tflops(rows) * 1e12 * rows.tensor_parallel), nan=0.0)
+        host = (1 - rows.gpu_share) * (rows.cpu_seconds_per_gb * rows.decode_gb_per_token
+                                       + rows.cpu_token_overhead_s)
+        step = (np.maximum(memory, compute) + rows.allreduce_s + c["decode_token_overhead_s"]
+                + c["decode_layer_overhead_s"] * rows.layers
+                + c["layer_split_hop_s"] * (rows.layer_stages - 1) + host)
+        return rows.batch / step
+
+
+def folds(rows: Rows) -> np.ndarray:
+    """Fold (0 or 1) of every row: each backend's devices dealt alternately."""
+    fold_of = {}
+    for backend in sorted(set(rows.backend)):
+        devices = sorted({h for h, b in zip(rows.hardware, rows.backend) if b == backend})
+        for i, device in enumerate(devices):
+            fold_of[device] = i % 2
+    return np.array([fold_of[h] for h in rows.hardware])
+
+
+def summary(ratios: np.ndarray) -> str:
+    ratios = ratios[np.isfinite(ratios)]
+    if not len(ratios):
+        return "no rows"
+    apes = np.abs(ratios - 1)
+    return (f"{len(ratios):4d} rows  MAPE {100 * apes.mean():5.1f} %  median APE "
+            f"{100 * np.median(apes):5.1f} %  median pred/meas {np.median(ratios):.2f}")
+
+
+def cross_validate(data: dict[tuple[str, str], Rows], engine: str):
+    """Held-out measured / predicted ratios per metric, and printed scores."""
+    prefill, decode = data.get((engine, "prefill_tps")), data.get((engine, "decode_tps"))
+    held = {}
+    for metric, rows in (("prefill_tps", prefill), ("decode_tps", decode)):
+        if rows is None:
+            continue
+        held[metric] = np.full(rows.n, np.nan)
+    fold_p = folds(prefill) if prefill is not None else None
+    fold_d = folds(decode) if decode is not None else None
+    # one device split for both metrics: a device's fold is the same in prefill and decode
+    device_fold = {}
+    for rows in (r for r in (prefill, decode) if r is not None):
+        for h, f in zip(rows.hardware, folds(rows)):
+            device_fold.setdefault(h, f)
+    for f in (0, 1):
+        train_p = prefill.subset([device_fold[h] != f for h in prefill.hardware]) if prefill else None
+        train_d = decode.subset([device_fold[h] != f for h in decode.hardware]) if decode else None
+        fit = Fit(train_p, train_d)
+        for metric, rows in (("prefill_tps", prefill), ("decode_tps", decode)):
+            if rows is None:
+                continue
+            test = np.array([device_fold[h] == f for h in rows.hardware])
+            predicted = fit.predict(rows, metric)
+            held[metric][test] = (predicted / rows.value)[test]
+    del fold_p, fold_d
+    return held
+
+
+def band(ratios_pred_over_meas: np.ndarray) -> tuple[float, float]:
+    measured_over_predicted = 1 / ratios_pred_over_meas[np.isfinite(ratios_pred_over_meas)]
+    return (float(np.percentile(measured_over_predicted, 10)),
+            float(np.percentile(measured_over_predicted, 90)))
+
+
+def significant(value: float, digits: int = 4) -> float:
+    if value == 0:
+        return 0.0
+    return float(f"{value:.{digits}g}")
+
+
+def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
+    """The YAML of the fitted block of engine ``engine``."""
+    lines = []
+    sources = sorted({item["location"].split(":")[0] for rows in data.values() for item in rows.items})
+
+    def rows_text(metric: str, backend: str | None = None, kernel: str | None = None) -> tuple[int, str]:
+        rows = data[(engine, metric)]
+        mask = np.ones(rows.n, dtype=bool)
+        if metric == "decode_tps":
+            mask &= rows.gpu_share >= 1
+        if metric == "prefill_tps":
+            mask &= np.isfinite(rows.prefill_peak_tflops)
+        if backend is not None:
+            mask &= np.array([b == backend for b in rows.backend])
+        if kernel is not None:
+            mask &= np.array([k == kernel for k in rows.kernel])
+        predicted = fit.predict(rows, metric)
+        residual = np.log(predicted[mask] / rows.value[mask])
+        rms = float(np.sqrt(np.mean(residual ** 2))) if mask.any() else math.nan
+        return int(mask.sum()), f"RMS log residual {rms:.3f}"
+
+    def figure(key: str, value: float, metric: str, backend: str | None, kernel: str | None,
+               what: str) -> list[str]:
+        count, residual = rows_text(metric, backend, kernel)
+        which = [f"{metric} rows of {engine}"]
+        if backend:
+            which.append(f"on {backend} devices")
+        if kernel:
+            which.append(f"with {kernel} weights")
+        source = (f"fit: python benchmarks/fit_speed.py over the {count} {' '.join(which)} in "
+                  + ", ".join(sources) + " (fitted jointly with the other constants)")
+        return [f"    value: {significant(value)}", f'    source: "{source}"',
+                f'    note: "{what}; {residual} over those rows"', "    approximate: true"]
+
+    def keyed(key: str, layout: Layout, theta, metric: str, by: str) -> None:
+        lines.append(f"{key}:")
+        if by == "backend":
+            for backend in layout.backends:
+                if backend == "default":
+                    continue
+                lines.append(f"  {backend}:")
+                body = figure(key, math.exp(theta[layout.index[(key, backend)]]), metric,
+                              backend, None, "fitted")
+                lines.extend(body)
+            lines.append("  default:")
+            value = fit.default_backend(layout, theta, key)
+            count, _ = rows_text(metric)
+            lines.extend([f"    value: {significant(value)}",
+                          f'    source: "fit: python benchmarks/fit_speed.py ({count} {metric} rows of {engine})"',
+                          '    note: "backends without enough measurements of their own: the row-weighted geometric mean of the fitted backends\' figures"'
+                          if "default" not in layout.backends else
+                          '    note: "fitted on the rows of backends with too few measurements of their own"',
+                          "    approximate: true"])
+        else:
+            lines.append(f"  {layout.reference}:")
+            lines.extend([f"    value: 1",
+                          f'    source: "the reference kernel family: the backend figures are fitted on these weights"'])
+            for kernel in layout.kernels:
+                lines.append(f"  {kernel}:")
+                body = figure(key, math.exp(theta[layout.index[(key, kernel)]]), metric, None,
+                              kernel, "fitted")
+                lines.extend(body)
+            lines.append("  default:")
+            lines.extend([f"    value: {significant(fit.default_kernel(layout, theta))}",
+                          '    source: "fit: python benchmarks/fit_speed.py"',
+                          '    note: "kernel families without measurements: the row-weighted geometric mean of the fitted quantized families\' factors"',
+                          "    approximate: true"])
+
+    if fit.prefill is not None:
+        keyed("prefill_compute_efficiency", fit.prefill, fit.prefill_theta, "prefill_tps", "backend")
+        keyed("prefill_kernel_factor", fit.prefill, fit.prefill_theta, "prefill_tps", "kernel")
+        keyed("prefill_attention_efficiency", fit.prefill, fit.prefill_theta, "prefill_tps", "backend")
+    if fit.decode is not None:
+        keyed("decode_bandwidth_efficiency", fit.decode, fit.decode_theta, "decode_tps", "backend")
+        keyed("decode_kernel_factor", fit.decode, fit.decode_theta, "decode_tps", "kernel")
+        keyed("kv_read_efficiency", fit.decode, fit.decode_theta, "decode_tps", "backend")
+        keyed("decode_token_overhead_s", fit.decode, fit.decode_theta, "decode_tps", "backend")
+        for key in fit.decode.shared:
+            value = math.exp(fit.decode_theta[fit.decode.index[(key, "default")]])
+            count, residual = rows_text("decode_tps")
+            source = (f"fit: python benchmarks/fit_speed.py over the {count} decode_tps rows of "
+                      f"{engine} in " + ", ".join(sources))
+            entry = [f"    value: {significant(value)}", f'    source: "{source}"',
+                     f'    note: "fitted, one figure for every backend; {residual}"',
+                     "    approximate: true"]
+            if key == "decode_layer_overhead_s":
+                lines.append(f"{key}:")
+                lines.append("  default:")
+                lines.extend("  " + line for line in entry)
+            else:
+                lines.append(f"{key}:")
+                lines.extend(line[2:] for line in entry)
+    for metric, prefix in (("decode_tps", "decode"), ("prefill_tps", "prefill")):
+        if metric not in bands:
+            continue
+        for side, index, q in (("low", 0, "10th"), ("high", 1, "90th")):
+            lines.append(f"{prefix}_band_{side}:")
+            for backend, (values, count) in sorted(bands[metric].items()):
+                lines.append(f"  {backend}:")
+                lines.append(f"    value: {significant(values[index], 3)}")
+                lines.append(f'    source: "fit: python benchmarks/fit_speed.py, the {q} percentile of measured / predicted over {count} held-out {metric} rows of {engine}'
+                             + (f" on {backend} devices" if backend != "default" else "") + ' (2-fold cross-validation by device)"')
+                lines.append("    approximate: true")
+    return "\n".join(lines)
+
+
+BEGIN = "# BEGIN fitted speed constants"
+END = "# END fitted speed constants"
+
+
+def write_block(engine: str, block: str) -> Path:
+    path = ROOT / "packs" / "engines" / f"{engine}.yaml"
+    text = path.read_text(encoding="utf-8")
+    pattern = re.compile(rf"({re.escape(BEGIN)}[^\n]*\n)(.*?)(?={re.escape(END)})", re.S)
+    if not pattern.search(text):
+        raise SystemExit(f"{path}: no '{BEGIN}' ... '{END}' block to write into")
+    text = pattern.sub(lambda m: m.group(1) + (block + "\n" if block else ""), text, count=1)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def bands_of(rows_by_metric, held) -> dict[str, dict[str, tuple[tuple[float, float], int]]]:
+    result: dict[str, dict[str, tuple[tuple[float, float], int]]] = {}
+    for metric, ratios in held.items():
+        rows = rows_by_metric[metric]
+        finite = np.isfinite(ratios)
+        if finite.sum() < 5:
+            continue
+        per = {"default": (band(ratios), int(finite.sum()))}
+        for backend in sorted(set(rows.backend)):
+            mask = finite & np.array([b == backend for b in rows.backend])
+            if mask.sum() >= MIN_BACKEND_ROWS:
+                per[backend] = (band(ratios[mask]), int(mask.sum()))
+        result[metric] = per
+    return result
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--write", action="store_true",
+                        help="write the constants fitted on all rows into packs/engines/*.yaml")
+    parser.add_argument("--rows", action="store_true", help="print every row's held-out ratio")
+    args = parser.parse_args(argv)
+    registry = fitproof.load_registry().with_profile("measured")
+    data = load(registry)
+    engines = sorted({engine for engine, _ in data})
+    blocks = {}
+    for engine in engines:
+        rows_by_metric = {metric: rows for (e, metric), rows in data.items() if e == engine}
+        print(f"== {engine}")
+        held = cross_validate(data, engine)
+        for metric, ratios in held.items():
+            rows = rows_by_metric[metric]
+            print(f"  held-out {metric:11s} {summary(ratios)}")
+            for label, test in (("dense", lambda i: not _moe(registry, rows.items[i])),
+                                ("moe", lambda i: _moe(registry, rows.items[i])),
+                                ("discrete", lambda i: not registry.hardware[rows.hardware[i]].unified_memory),
+                                ("unified", lambda i: registry.hardware[rows.hardware[i]].unified_memory)):
+                mask = np.array([test(i) for i in range(rows.n)])
+                if mask.any():
+                    print(f"    {label:9s} {summary(ratios[mask])}")
+            for backend in sorted(set(rows.backend)):
+                mask = np.array([b == backend for b in rows.backend])
+                print(f"    {backend:9s} {summary(ratios[mask])}")
+            if args.rows:
+                for item, ratio in zip(rows.items, ratios):
+                    print(f"      {ratio:6.2f}  {item['model']} {item['quant']} on {item['hardware']}  {item['location']}")
+        fit = Fit(rows_by_metric.get("prefill_tps"), rows_by_metric.get("decode_tps"))
+        for metric, rows in rows_by_metric.items():
+            print(f"  in-sample {metric:10s} {summary(fit.predict(rows, metric) / rows.value)}")
+        blocks[engine] = pack_block(engine, fit, {k: v for k, v in data.items() if k[0] == engine},
+                                    held, bands_of(rows_by_metric, held))
+    if args.write:
+        for engine, block in blocks.items():
+            print(f"wrote {write_block(engine, block).relative_to(ROOT)}")
+        return check(data)
+    return 0
+
+
+def _moe(registry, item) -> bool:
+    experts = registry.models[item["model"]].num_experts
+    return bool(experts is not None and float(getattr(experts, "value", experts)))
+
+
+def check(data) -> int:
+    """fitproof's formulas, with the written constants, against this script's predictions."""
+    registry = fitproof.load_registry().with_profile("measured")
+    entries, scenarios = measurement_scenarios(registry)
+    batch = Batch(registry, scenarios)
+    packs = {m: batch.values(m) for m in ("decode_tps", "prefill_tps")}
+    worst = 0.0
+    by_location = {}
+    for (engine, metric), rows in data.items():
+        fit_rows = {"prefill_tps": data.get((engine, "prefill_tps")), "decode_tps": data.get((engine, "decode_tps"))}
+        fit = Fit(fit_rows["prefill_tps"], fit_rows["decode_tps"])
+        for item, value in zip(rows.items, fit.predict(rows, metric)):
+            by_location[item["location"]] = value
+    for i, (pack, index, row) in enumerate(entries):
+        expected = by_location.get(pack.pack.at("rows", index))
+        got = packs[row.metric][i]
+        if expected is None or got is None or not math.isfinite(expected):
+            continue
+        worst = max(worst, abs(got / expected - 1))
+    print(f"fitproof's formulas vs this script: largest difference {100 * worst:.2f} % "
+          "(constants rounded to 4 significant digits)")
+    return 0 if worst < 0.01 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
