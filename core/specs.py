@@ -379,6 +379,7 @@ class EngineSpec:
     prefill_compute_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
     prefill_kernel_factor: Mapping[str, Figure] = attrs.field(factory=dict)
     prefill_attention_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
+    prefill_expert_efficiency: Figure | None = None
     batch_tokens: Figure | None = None
     pipeline_copies: Figure | None = None
     decode_band_low: Mapping[str, Figure] = attrs.field(factory=dict)

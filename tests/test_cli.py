@@ -34,7 +34,7 @@ def test_estimate_json_contract(capsys):
     assert data["scenario"] == {
         "model": "qwen3.5-35b-a3b", "hardware": "arc-pro-b60", "quant": "Q4_K_M", "kv": "f16",
         "engine": "llama.cpp", "workload": "inference", "context": 8192, "batch": 1,
-        "gpus": 1, "offload": 0, "prompt": 4096, "hours_per_day": 4,
+        "gpus": 1, "offload": 0, "prompt": 4096, "generate": 512, "hours_per_day": 4,
         "electricity_usd_per_kwh": 0.175, "budget_usd": None, "split": None,
         "ubatch": None, "gpu_memory_utilization": None}
     quantities = data["quantities"]
@@ -138,7 +138,7 @@ def test_explain_a_selection_shows_the_offer(capsys):
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["estimate", "qwen3.5-35b-a3b", "--on", "rtx-3009"],
-     "fitproof: error: unknown hardware 'rtx-3009'; did you mean rtx-3090, rtx-5090, rtx-5080?"),
+     "fitproof: error: unknown hardware 'rtx-3009'; did you mean rtx-3090, rtx-3080, rtx-3070?"),
     (["estimate", "qwen-35b", "--on", "rtx-3090"],
      "fitproof: error: unknown model 'qwen-35b'; did you mean qwen3.5-35b-a3b, qwen3-32b, "
      "qwen3.5-9b?"),
@@ -191,7 +191,7 @@ def test_broken_pack_exits_1_and_names_file_and_line(capsys, tmp_path):
 def test_packs_list_json(capsys):
     code, out, _ = run(capsys, "packs", "list", "--json", "--kind", "hardware")
     data = json.loads(out)
-    assert len(data) == 50
+    assert len(data) == 88
     assert {"id", "kind", "name", "source"} <= set(data[0])
     b60 = next(p for p in data if p["id"] == "arc-pro-b60")
     assert b60 == {"id": "arc-pro-b60", "kind": "hardware", "name": "Intel Arc Pro B60 24GB",

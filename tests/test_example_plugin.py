@@ -84,6 +84,6 @@ def test_the_installed_plugin_adds_its_packs_and_uninstalling_removes_them(insta
     after = fitproof("estimate", "qwen3-8b", "--on", "A10G")
     assert after.returncode == 2
     assert after.stderr == ("fitproof: error: unknown hardware 'A10G'; did you mean "
-                            "a100-80gb-sxm, a40, h100-80gb-sxm?\n")
+                            "a10, a100-80gb-sxm, a100-40gb-sxm?\n")
     listed = json.loads(fitproof("packs", "list", "--json").stdout)
     assert not [p for p in listed if p["origin"].startswith(DISTRIBUTION)]

@@ -148,7 +148,7 @@ def test_look_alike_characters_in_a_pack_formula(tmp_path, capsys):
     (["--offload", "50%"], "fitproof estimate: error: argument --offload: expected a number, "
                            "got '50%' (see fitproof estimate --help)"),
     (["--hours-per-day", "25"], "fitproof: error: hours_per_day must be at most 24 (got 25)"),
-    (["--prompt", "0"], "fitproof: error: prompt must be at least 1 (got 0)"),
+    (["--prompt", "-1"], "fitproof: error: prompt must be at least 0 (got -1)"),
     (["--budget", "-5"], "fitproof: error: budget_usd must be at least 0 (got -5)"),
     (["--workload", "pretraining"], "fitproof: error: unknown workload 'pretraining'; choose "
                                     "one of full, inference, lora, qlora"),

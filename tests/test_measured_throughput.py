@@ -67,33 +67,105 @@ def test_decode_reads_every_weight_but_the_embedding_and_idle_experts(measured):
     assert moe.value("active_weights_gib") == moe.value("decode_weights_gib")
 
 
-# -- batch: decode saturates at the compute ceiling ------------------------------------------
+# -- decode: bytes over achieved bandwidth, plus overheads -----------------------------------
 
-def test_decode_throughput_saturates_at_the_compute_ceiling(measured):
+def engine_figure(registry, engine, field, key):
+    figures = getattr(registry.engines[engine], field)
+    return float((figures.get(key) or figures["default"]).value)
+
+
+def test_decode_step_is_bytes_over_achieved_bandwidth_plus_overheads(measured):
+    result = estimate(measured, "llama-3.1-8b", "rtx-4090", quant="F16", context=8192,
+                      prompt=4096, generate=512)
+    eta = engine_figure(measured, "llama.cpp", "decode_bandwidth_efficiency", "cuda")
+    phi = engine_figure(measured, "llama.cpp", "decode_kernel_factor", "float")
+    kappa = engine_figure(measured, "llama.cpp", "kv_read_efficiency", "cuda")
+    t0 = engine_figure(measured, "llama.cpp", "decode_token_overhead_s", "cuda")
+    tau = engine_figure(measured, "llama.cpp", "decode_layer_overhead_s", "cuda")
+    # every sequence at the average depth: 4096 + 512 / 2 tokens of 32 layers x 8 KV heads
+    # x 128 x 2 (keys and values) x 2 bytes
+    assert result.value("decode_depth") == 4352
+    kv_bytes = 4352 * 32 * 8 * 128 * 2 * 2
+    assert result.value("kv_read_gib") == pytest.approx(kv_bytes / 2**30)
+    weights = result.value("decode_weights_gib") * 2**30
+    expected = weights / (eta * phi * 1008e9) + kv_bytes / (kappa * 1008e9) + t0 + 32 * tau
+    assert result.value("decode_step_s") == pytest.approx(expected)
+    assert result.value("decode_tps") == pytest.approx(1 / expected)
+
+
+def test_a_deeper_cache_slows_decode(measured):
+    rates = [estimate(measured, "llama-3.1-8b", "rtx-4090", quant="Q4_K_M", context=65536,
+                      prompt=p).value("decode_tps") for p in (0, 8192, 32768)]
+    assert rates[0] > rates[1] > rates[2]
+
+
+def test_the_band_comes_from_the_held_out_residuals_of_the_backend(measured):
+    result = estimate(measured, "llama-3.1-8b", "rtx-4090", quant="Q4_K_M")
+    low = engine_figure(measured, "llama.cpp", "decode_band_low", "cuda")
+    high = engine_figure(measured, "llama.cpp", "decode_band_high", "cuda")
+    assert low < 1 < high
+    assert result.value("decode_tps_low") == pytest.approx(result.value("decode_tps") * low)
+    assert result.value("decode_tps_high") == pytest.approx(result.value("decode_tps") * high)
+
+
+def test_batch_reads_more_experts_and_saturates_at_the_compute_ceiling(measured):
+    one = estimate(measured, "qwen3-30b-a3b", quant="Q4_K_M", context=1024)
+    many = estimate(measured, "qwen3-30b-a3b", quant="Q4_K_M", context=1024, batch=64)
+    assert one.value("experts_touched_share") == pytest.approx(8 / 128)
+    assert many.value("experts_touched_share") == pytest.approx(1 - (1 - 8 / 128) ** 64)
     rates = [estimate(measured, "llama-3.1-8b-instruct", quant="BF16", engine="vllm",
                       context=256, batch=b).value("decode_tps") for b in (1, 16, 128, 1024)]
     assert rates == sorted(rates)
-    ceiling = estimate(measured, "llama-3.1-8b-instruct", quant="BF16",
-                       engine="vllm").value("decode_compute_ceiling_tps")
-    # 0.5 x 989 TFLOP/s BF16 of an H100 over 2 FLOP per parameter
-    assert ceiling == pytest.approx(0.5 * 989e12 / (2 * 7504924672), rel=1e-6)
-    assert all(rate < ceiling for rate in rates)
     big = estimate(measured, "llama-3.1-8b-instruct", quant="BF16", engine="vllm",
                    context=256, batch=1024)
+    ceiling = big.value("decode_compute_ceiling_tps")
+    assert ceiling == pytest.approx(big.value("prefill_tflops") * 1e12 / (2 * 7504924672))
+    assert all(rate < ceiling for rate in rates)
     assert big.value("decode_compute_s") > big.value("decode_memory_s")  # compute-bound
     assert big.value("decode_step_s") == pytest.approx(
-        big.value("decode_compute_s") + big.value("token_overhead_s"))
+        big.value("decode_compute_s") + big.value("decode_overhead_s"))
+
+
+# -- prefill: FLOPs over achieved compute ----------------------------------------------------
+
+def test_prefill_is_flops_over_achieved_compute(measured):
+    result = estimate(measured, "llama-3.1-8b", "rtx-4090", quant="F16", prompt=2048)
+    mu = engine_figure(measured, "llama.cpp", "prefill_compute_efficiency", "cuda")
+    psi = engine_figure(measured, "llama.cpp", "prefill_kernel_factor", "float")
+    alpha = engine_figure(measured, "llama.cpp", "prefill_attention_efficiency", "cuda")
+    peak = 660.6e12  # the RTX 4090's dense INT8 rate
+    # attention over half the prompt: 4 FLOP x 32 heads x 128 x 32 layers per cached token
+    attention = 4 * 32 * 128 * 32 * 1024
+    assert result.value("prefill_attention_flops") == pytest.approx(attention)
+    token = 2 * 7504924672 / (peak * mu * psi) + attention / (peak * alpha)
+    assert result.value("prefill_tps") == pytest.approx(1 / token)
 
 
 # -- several devices -------------------------------------------------------------------------
 
 def test_layer_split_streams_one_device_after_the_other(measured):
     one = estimate(measured, "llama-3.3-70b-instruct", "rtx-3090", quant="Q4_K_M",
-                   context=2048, gpus=2, split="layer")
+                   context=2048, gpus=2, split="layer", prompt=512)
     assert one.value("decode_bandwidth_gbs") == 936  # one RTX 3090
     assert one.value("allreduce_s") == 0
-    assert one.value("prefill_tps") == pytest.approx(
-        one.value("prefill_tflops") * 1e12 / (2 * one.value("params_compute_per_token")))
+    hop = float(measured.engines["llama.cpp"].layer_split_hop_s.value)
+    assert one.value("decode_overhead_s") == pytest.approx(
+        engine_figure(measured, "llama.cpp", "decode_token_overhead_s", "cuda")
+        + 80 * engine_figure(measured, "llama.cpp", "decode_layer_overhead_s", "cuda") + hop)
+    # one ubatch of 512 tokens: nothing to pipeline
+    assert one.value("pipeline_speedup") == 1
+    assert one.value("prefill_tps") == pytest.approx(1 / one.value("prefill_token_s"))
+
+
+def test_a_layer_split_pipelines_the_ubatches_of_a_long_prompt(measured):
+    # 4096 tokens in n_batch 2048 = 4 ubatches of 512 in flight over 4 stages: 4 x 4 / 7
+    four = estimate(measured, "llama-3.1-8b", "rtx-4090", quant="Q4_K_M", context=4096,
+                    gpus=4, prompt=4096)
+    assert four.value("prefill_passes_in_flight") == 4
+    assert four.value("pipeline_speedup") == pytest.approx(16 / 7)
+    one = estimate(measured, "llama-3.1-8b", "rtx-4090", quant="Q4_K_M", context=4096,
+                   prompt=4096)
+    assert four.value("prefill_tps") == pytest.approx(16 / 7 * one.value("prefill_tps"))
 
 
 def test_tensor_parallel_adds_bandwidth_and_pays_all_reduces(measured):
@@ -117,7 +189,7 @@ def test_decode_is_memory_bound_where_compute_is_unknown(measured):
     result = estimate(measured, "qwen3.5-35b-a3b", "mlu590-80gb")
     assert result.value("prefill_tps") is None and result.value("decode_compute_s") is None
     assert result.value("decode_step_s") == pytest.approx(
-        result.value("decode_memory_s") + result.value("token_overhead_s"))
+        result.value("decode_memory_s") + result.value("decode_overhead_s"))
 
 
 def test_prefill_is_known_for_every_accelerator_a_source_describes(measured):

@@ -193,10 +193,11 @@ UNSEEN_CASES = [
 
 @pytest.mark.parametrize("case", UNSEEN_CASES, ids=[c[0] for c in UNSEEN_CASES])
 def test_import_of_configs_fitproof_has_never_seen(tmp_path, case, capsys):
-    name, total, total_label, active, basis, active_label = case
+    config, total, total_label, active, basis, active_label = case
+    name = f"unseen-{config}"  # two of these models have shipped packs since (issue 9)
     from fitproof.cli import main
 
-    assert main(["import", "hf", str(UNSEEN / f"{name}.json"), "--id", name, "--out",
+    assert main(["import", "hf", str(UNSEEN / f"{config}.json"), "--id", name, "--out",
                  str(tmp_path), "--no-plugins"]) == 0
     assert capsys.readouterr().out.strip() == f"wrote {tmp_path / (name + '.yaml')}"
     registry = fitproof.load_registry([tmp_path], plugins=False)
@@ -216,6 +217,23 @@ def test_import_of_configs_fitproof_has_never_seen(tmp_path, case, capsys):
                  "--no-plugins", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["scenario"]["model"] == name and data["verdict"]["id"] in ("fits", "tight")
+
+
+@pytest.mark.parametrize(("config", "shipped"), [("llama-2-7b-hf", "llama-2-7b"),
+                                                 ("qwen2.5-7b-instruct", "qwen2.5-7b-instruct")])
+def test_shipped_packs_agree_with_the_configs_quoted_elsewhere(tmp_path, config, shipped, capsys):
+    """The Llama 2 7B and Qwen2.5 7B packs were imported from other public copies of their
+    config.json than these fixtures; both copies give the same shapes."""
+    from fitproof.cli import main
+
+    assert main(["import", "hf", str(UNSEEN / f"{config}.json"), "--id", "copy", "--out",
+                 str(tmp_path), "--no-plugins"]) == 0
+    capsys.readouterr()
+    registry = fitproof.load_registry([tmp_path], plugins=False)
+    fields = ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+              "intermediate_size", "vocab_size", "tie_word_embeddings")
+    assert [getattr(registry.models["copy"], f) for f in fields] == \
+        [getattr(registry.models[shipped], f) for f in fields]
 
 
 def test_no_gqa_means_as_many_kv_heads_as_query_heads(tmp_path, registry):

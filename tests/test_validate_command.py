@@ -21,16 +21,23 @@ def test_validate_scores_every_measurement_by_its_scenario(capsys):
     rows = [row for pack in registry.measurements.values() for row in pack.rows]
     assert len(data["rows"]) == len(rows) >= 14
     assert sum(g["count"] + g["unknown"] for g in data["groups"]) == len(rows)
-    # each prediction is the estimate of the row's scenario
-    first = data["rows"][0]
-    row = rows[0]
-    result = fitproof.estimate(row.model, row.hardware, quant=row.quant, engine=row.engine,
-                               registry=registry, context=row.context, prompt=row.context,
-                               gpus=row.gpus, batch=row.batch, ubatch=row.ubatch)
-    assert first["predicted"] == pytest.approx(result.value(row.metric))
-    assert first["ratio"] == pytest.approx(result.value(row.metric) / row.value)
-    assert first["source"].startswith("https://") and first["row"].startswith(
-        "packs/measurements/public-speed.yaml:")
+    # each prediction is the estimate of the row's scenario: a decode row at its depth and
+    # generated tokens, a row run through another backend than its pack's, a prefill row
+    decode = next(i for i, r in enumerate(rows) if r.metric == "decode_tps" and r.prompt)
+    other = next(i for i, r in enumerate(rows) if r.backend)
+    prefill = next(i for i, r in enumerate(rows) if r.metric == "prefill_tps")
+    for index in (decode, other, prefill):
+        row, shown = rows[index], data["rows"][index]
+        result = fitproof.estimate(
+            row.model, row.hardware, quant=row.quant, engine=row.engine, registry=registry,
+            backend=row.backend, context=row.context,
+            prompt=row.context if row.prompt is None else row.prompt, generate=row.generate,
+            gpus=row.gpus, batch=row.batch, ubatch=row.ubatch)
+        assert shown["predicted"] == pytest.approx(result.value(row.metric))
+        assert shown["ratio"] == pytest.approx(result.value(row.metric) / row.value)
+        assert shown["source"].startswith("https://") and shown["row"].startswith(
+            "packs/measurements/")
+    assert rows[decode].prompt == 32768 and rows[decode].generate == 32  # tg32 @ d32768
     for group in data["groups"]:
         members = [r for r in data["rows"]
                    if [r["metric"], "unified" if registry.hardware[r["hardware"]].unified_memory

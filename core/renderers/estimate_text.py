@@ -15,6 +15,16 @@ def _q(result: Estimate, name: str, unit: str = "", prefix: str = "") -> str:
     return f"{text} {unit}" if unit else text
 
 
+def _banded(result: Estimate, name: str, unit: str) -> str:
+    """``~value unit (low–high)``: a speed with the error band its profile gives, if any."""
+    text = _q(result, name, unit, "~")
+    low, high = (result.quantities.get(f"{name}_{edge}") for edge in ("low", "high"))
+    if text == "n/a" or low is None or high is None or low.value is None or high.value is None:
+        return text
+    return (f"{text} ({display_number(low.value, low.precision, low.display)}–"
+            f"{display_number(high.value, high.precision, high.display)})")
+
+
 def _unknown_verdict(result: Estimate) -> str:
     """Why no verdict rule could decide: the first step where the unknown starts."""
     causes = result.derivation("verdict").root_causes()
@@ -77,8 +87,8 @@ def render_estimate(result: Estimate) -> str:
         *_kv_capacity_lines(result),
         "",
         "  Speed",
-        f"    Decode                    {_q(result, 'decode_tps', 'tok/s', '~')}",
-        f"    Prefill                   {_q(result, 'prefill_tps', 'tok/s', '~')}",
+        f"    Decode                    {_banded(result, 'decode_tps', 'tok/s')}",
+        f"    Prefill                   {_banded(result, 'prefill_tps', 'tok/s')}",
         f"    Time to first token       {_q(result, 'ttft_ms', 'ms', '~')} for a "
         f"{int(inputs['prompt']):,}-token prompt",
         "",
