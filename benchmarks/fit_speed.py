@@ -60,6 +60,7 @@ from fitproof.estimate import Batch  # noqa: E402
 
 MIN_BACKEND_ROWS = 12
 DONOR = "llama.cpp"  # stands in for engines without measurements
+MIN_ENGINE_ROWS = 30   # decode rows on at least two devices for an engine's own fit
 MIN_KERNEL_ROWS = 10
 GIB_GB = 2**30 / 1e9
 LOSS_SCALE = 0.1  # soft L1: residuals beyond ~10 % count linearly, not squared
@@ -514,6 +515,13 @@ BEGIN = "# BEGIN fitted speed constants"
 END = "# END fitted speed constants"
 
 
+def current_block(engine: str) -> str | None:
+    """The fitted block engine pack ``engine`` holds now."""
+    text = (ROOT / "packs" / "engines" / f"{engine}.yaml").read_text(encoding="utf-8")
+    match = re.search(rf"{re.escape(BEGIN)}[^\n]*\n(.*?){re.escape(END)}", text, re.S)
+    return match.group(1).rstrip("\n") if match else None
+
+
 def write_block(engine: str, block: str) -> Path:
     path = ROOT / "packs" / "engines" / f"{engine}.yaml"
     text = path.read_text(encoding="utf-8")
@@ -545,11 +553,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--write", action="store_true",
                         help="write the constants fitted on all rows into packs/engines/*.yaml")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 unless packs/engines/*.yaml hold exactly what this fit writes")
     parser.add_argument("--rows", action="store_true", help="print every row's held-out ratio")
     args = parser.parse_args(argv)
     registry = fitproof.load_registry().with_profile("measured")
     data = load(registry)
-    engines = sorted({engine for engine, _ in data})
+    engines = sorted(engine for engine in {e for e, _ in data} if _fittable(data, engine))
     blocks = {}
     for engine in engines:
         rows_by_metric = {metric: rows for (e, metric), rows in data.items() if e == engine}
@@ -583,7 +593,16 @@ def main(argv=None) -> int:
     for engine in sorted(set(registry.engines) - set(blocks)):
         if DONOR in blocks:
             blocks[engine] = borrowed(blocks[DONOR], engine)
-            print(f"\n{engine}: no measurement rows; {DONOR}'s figures stand in")
+            rows = data.get((engine, "decode_tps"))
+            count = rows.n if rows is not None else 0
+            print(f"\n{engine}: {count} decode rows (fewer than {MIN_ENGINE_ROWS} on two devices); "
+                  f"{DONOR}'s figures stand in, and fitproof validate scores them on these rows")
+    if args.check:
+        stale = [engine for engine, block in blocks.items() if current_block(engine) != block]
+        for engine in stale:
+            print(f"packs/engines/{engine}.yaml: the fitted block differs from a refit; "
+                  "run python benchmarks/fit_speed.py --write")
+        return 1 if stale else 0
     if args.write:
         for engine, block in blocks.items():
             print(f"wrote {write_block(engine, block).relative_to(ROOT)}")
@@ -591,10 +610,16 @@ def main(argv=None) -> int:
     return 0
 
 
+def _fittable(data, engine: str) -> bool:
+    rows = data.get((engine, "decode_tps"))
+    return rows is not None and rows.n >= MIN_ENGINE_ROWS and len(set(rows.hardware)) >= 2
+
+
 def borrowed(block: str, engine: str) -> str:
     """DONOR's fitted block for ``engine``, every figure saying where it comes from."""
-    block = re.sub(r'source: "[^"]*"', f'source: "no measurement rows of {engine} in packs/measurements/: '
-                   f'the figure fitted for {DONOR} (benchmarks/fit_speed.py) stands in"', block)
+    block = re.sub(r'source: "[^"]*"', f'source: "too few measurement rows of {engine} in '
+                   f'packs/measurements/ for a fit of its own: the figure fitted for {DONOR} '
+                   '(benchmarks/fit_speed.py) stands in"', block)
     return re.sub(r'note: "[^"]*"', f'note: "an assumption until {engine} rows are added and '
                   'refitted: both engines stream the same bytes at the same devices\' bandwidth"', block)
 
@@ -613,6 +638,8 @@ def check(data) -> int:
     worst = 0.0
     by_location = {}
     for (engine, metric), rows in data.items():
+        if not _fittable(data, engine):
+            continue
         fit_rows = {"prefill_tps": data.get((engine, "prefill_tps")), "decode_tps": data.get((engine, "decode_tps"))}
         fit = Fit(fit_rows["prefill_tps"], fit_rows["decode_tps"])
         for item, value in zip(rows.items, fit.predict(rows, metric)):

@@ -35,7 +35,9 @@ def accuracy_blocks(result: Accuracy) -> list[Any]:
         Table(("metric", "model", "hardware", "quant", "predicted", "measured", "pred/meas",
                "row"), worst, (4, 5, 6)),
         Paragraph("Each row cites its source; fitproof explain decode_tps (or prefill_tps) on "
-                  "the row's scenario shows how the prediction was made."),
+                  "the row's scenario shows how the prediction was made. Speed constants "
+                  "fitted to these rows score them in-sample: python benchmarks/fit_speed.py "
+                  "prints the error on devices left out of the fit."),
     ]
 
 
@@ -55,7 +57,8 @@ def accuracy_json(result: Accuracy) -> dict[str, Any]:
                     "mape": g.mape, "median_ape": g.median_ape, "median_ratio": g.median_ratio}
                    for g in result.groups],
         "rows": [{"model": s.row.model, "hardware": s.row.hardware, "quant": s.row.quant,
-                  "engine": s.row.engine, "metric": s.row.metric, "context": s.row.context,
+                  "engine": s.row.engine, "backend": s.row.backend, "metric": s.row.metric,
+                  "context": s.row.context, "prompt": s.row.prompt, "generate": s.row.generate,
                   "measured": s.row.value, "predicted": s.predicted, "ratio": s.ratio,
                   "source": s.row.source, "row": s.location} for s in result.rows],
     }
