@@ -58,7 +58,7 @@ import fitproof  # noqa: E402
 from fitproof.accuracy import measurement_scenarios  # noqa: E402
 from fitproof.estimate import Batch  # noqa: E402
 
-MIN_BACKEND_ROWS = 12
+MIN_BACKEND_ROWS = 5
 DONOR = "llama.cpp"  # stands in for engines without measurements
 MIN_ENGINE_ROWS = 30   # decode rows on at least two devices for an engine's own fit
 MIN_KERNEL_ROWS = 10
@@ -67,11 +67,12 @@ LOSS_SCALE = 0.1  # soft L1: residuals beyond ~10 % count linearly, not squared
 COLUMNS = ("decode_weights_gib", "kv_read_gib", "kv_replication", "decode_bandwidth_gbs",
            "gpu_share", "layer_stages", "allreduce_s", "params_compute_per_token",
            "prefill_attention_flops", "prefill_expert_params", "prefill_peak_tflops", "pipeline_speedup",
-           "tensor_parallel", "cpu_seconds_per_gb", "decode_gb_per_token",
-           "cpu_token_overhead_s")
+           "tensor_parallel", "host_layers_share", "host_decode_weights_gib",
+           "host_bandwidth_gbs")
 DECODE_KEYS = ("decode_bandwidth_efficiency", "kv_read_efficiency", "decode_token_overhead_s")
 PREFILL_KEYS = ("prefill_compute_efficiency", "prefill_attention_efficiency")
-KEYED_SHARED = {"decode_layer_overhead_s"}  # keyed by backend in the schema, fitted once
+KEYED_SHARED = {"decode_layer_overhead_s"}
+HOST_BACKEND = "cpu"  # offloaded weights are read by the engine's CPU backend  # keyed by backend in the schema, fitted once
 
 
 class Rows:
@@ -189,14 +190,20 @@ def predict_decode(layout: Layout, theta: np.ndarray, prefill_tflops: np.ndarray
     tau = layout.values(theta, "decode_layer_overhead_s")
     hop = layout.values(theta, "layer_split_hop_s")
     bandwidth = r.decode_bandwidth_gbs * 1e9
-    memory = r.gpu_share * (r.decode_weights_gib * 2**30 / (eta * phi * bandwidth)
-                            + r.kv_read_gib * r.kv_replication * 2**30 / (kappa * bandwidth))
+    memory = _device_memory_s(r, eta * phi, kappa)
     compute = np.nan_to_num(r.batch * 2 * r.params_compute_per_token
                             / (prefill_tflops * 1e12 * r.tensor_parallel), nan=0.0)
-    host = (1 - r.gpu_share) * (r.cpu_seconds_per_gb * r.decode_gb_per_token + r.cpu_token_overhead_s)
     step = (np.maximum(memory, compute) + r.allreduce_s + t0 + tau * r.layers
-            + hop * (r.layer_stages - 1) + host)
+            + hop * (r.layer_stages - 1))
     return r.batch / step
+
+
+def _device_memory_s(r: Rows, weight_share: np.ndarray, kappa: np.ndarray) -> np.ndarray:
+    """Streaming time of the bytes held in accelerator memory (as the pack computes it)."""
+    bandwidth = r.decode_bandwidth_gbs * 1e9
+    return ((r.decode_weights_gib - r.host_decode_weights_gib) * 2**30 / (weight_share * bandwidth)
+            + r.kv_read_gib * (1 - r.host_layers_share) * r.kv_replication * 2**30
+            / (kappa * bandwidth))
 
 
 PREFILL_START = {"prefill_compute_efficiency": 0.5, "prefill_attention_efficiency": 0.2,
@@ -292,6 +299,11 @@ class Fit:
         return {key: np.array([self.constant(key, b, k, layout, theta)
                                for b, k in zip(rows.backend, rows.kernel)]) for key in keys}
 
+    def host_efficiency(self) -> float:
+        """Share of a host's bandwidth the CPU path reaches: the cpu backend's efficiency."""
+        return self.constant("decode_bandwidth_efficiency", HOST_BACKEND, "", self.decode,
+                             self.decode_theta)
+
     def prefill_tflops(self, rows: Rows) -> np.ndarray:
         """Achieved compute per device (2 FLOP per parameter per token) on ``rows``."""
         if self.prefill is None:
@@ -325,15 +337,15 @@ class Fit:
                 c[key] = np.zeros(rows.n)
             else:
                 c[key] = self._constants_for(rows, self.decode, self.decode_theta, (key,))[key]
-        bandwidth = rows.decode_bandwidth_gbs * 1e9
-        memory = rows.gpu_share * (
-            rows.decode_weights_gib * 2**30
-            / (c["decode_bandwidth_efficiency"] * c["decode_kernel_factor"] * bandwidth)
-            + rows.kv_read_gib * rows.kv_replication * 2**30 / (c["kv_read_efficiency"] * bandwidth))
+        memory = _device_memory_s(rows, c["decode_bandwidth_efficiency"] * c["decode_kernel_factor"],
+                                  c["kv_read_efficiency"])
         compute = np.nan_to_num(rows.batch * 2 * rows.params_compute_per_token
                                 / (self.prefill_tflops(rows) * 1e12 * rows.tensor_parallel), nan=0.0)
-        host = (1 - rows.gpu_share) * (rows.cpu_seconds_per_gb * rows.decode_gb_per_token
-                                       + rows.cpu_token_overhead_s)
+        eta_host = self.host_efficiency()
+        host = np.where(rows.host_decode_weights_gib > 0,
+                        (rows.host_decode_weights_gib / c["decode_kernel_factor"]
+                         + rows.kv_read_gib * rows.host_layers_share)
+                        * 2**30 / (eta_host * rows.host_bandwidth_gbs * 1e9), 0.0)
         step = (np.maximum(memory, compute) + rows.allreduce_s + c["decode_token_overhead_s"]
                 + c["decode_layer_overhead_s"] * rows.layers
                 + c["layer_split_hop_s"] * (rows.layer_stages - 1) + host)
@@ -497,6 +509,19 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
         keyed("kv_read_efficiency", fit.decode, fit.decode_theta, "decode_tps", "backend")
         keyed("decode_token_overhead_s", fit.decode, fit.decode_theta, "decode_tps", "backend")
         shared(fit.decode, fit.decode_theta, "decode_tps")
+        count, residual = rows_text("decode_tps", HOST_BACKEND)
+        own = HOST_BACKEND in fit.decode.backends
+        lines.append("host_bandwidth_efficiency:")
+        lines.append(f"  {HOST_BACKEND if own else 'default'}:")
+        where = ", ".join(sources)
+        source = (f"fit: decode_bandwidth_efficiency of the {HOST_BACKEND} backend, python "
+                  f"benchmarks/fit_speed.py over the {count} decode_tps rows of {engine} run on a "
+                  f"CPU alone in {where}" if own else
+                  "no CPU rows: the default backend figure (benchmarks/fit_speed.py)")
+        note = ("the engine's CPU path reads offloaded weights as it reads them when it runs on "
+                f"the CPU alone; {residual} over those rows")
+        lines.extend([f"    value: {significant(fit.host_efficiency())}", f'    source: "{source}"',
+                      f'    note: "{note}"', "    approximate: true"])
     for metric, prefix in (("decode_tps", "decode"), ("prefill_tps", "prefill")):
         if metric not in bands:
             continue

@@ -38,21 +38,23 @@ def estimate(model: str | None = None, hardware: str | None = None, *,
              quant: str | None = None, kv: str | None = None, engine: str | None = None,
              workload: str | None = None, registry: Registry | None = None,
              pack_dirs: Iterable[str | PathLike] = (), profile: str | None = None,
-             backend: str | None = None, **inputs: float) -> Estimate:
+             backend: str | None = None, host: str | None = None,
+             **inputs: float) -> Estimate:
     """Evaluate one scenario.
 
     ``model`` and ``hardware`` are ids or aliases ("RTX 3090"); anything left out comes
     from the default scenario pack. ``workload`` is ``inference`` (default), ``qlora``,
     ``lora`` or ``full``. ``profile`` picks the formula profile (``seed``, ``measured``;
     default: the registry's). ``backend`` runs the device through another compute backend
-    than its pack's (``vulkan`` on a Radeon, say). Numeric inputs (``context``, ``batch``, ``gpus``,
+    than its pack's (``vulkan`` on a Radeon, say); ``host`` is the machine whose memory
+    holds offloaded weights (a hardware pack of backend ``cpu``). Numeric inputs (``context``, ``batch``, ``gpus``,
     ``offload``, ``prompt``, …) are keyword arguments. Raises :class:`InputError` for
     unknown names or out-of-range inputs and :class:`PackError` for invalid packs.
     """
     registry = (registry or load_registry(pack_dirs)).with_profile(profile)
     scenario = resolve_scenario(registry, model=model, hardware=hardware, quant=quant, kv=kv,
                                 engine=engine, workload=workload, inputs=inputs,
-                                backend=backend)
+                                backend=backend, host=host)
     return Estimate(registry, scenario)
 
 

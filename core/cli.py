@@ -51,7 +51,7 @@ _INPUT_OPTIONS = {
     "context": "--context", "batch": "--batch", "gpus": "--gpus", "offload": "--offload",
     "prompt": "--prompt", "generate": "--generate", "hours_per_day": "--hours-per-day",
     "electricity_usd_per_kwh": "--electricity-price", "budget_usd": "--budget",
-    "split": "--split", "ubatch": "--ubatch",
+    "split": "--split", "ubatch": "--ubatch", "cpu_moe": "--cpu-moe",
     "gpu_memory_utilization": "--gpu-memory-utilization",
 }
 
@@ -78,6 +78,12 @@ def _scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool =
                         metavar="SHARE", help="share of each device's memory the engine may "
                         "fill, 0-1 (vLLM; default: the engine pack's)")
     parser.add_argument("--engine", metavar="ENGINE", help="llama.cpp (default) or vllm")
+    parser.add_argument("--host", metavar="HOST",
+                        help="the machine whose system memory holds offloaded weights (a cpu "
+                             "hardware pack; default: the default scenario's)")
+    parser.add_argument("--cpu-moe", dest="cpu_moe", type=whole, metavar="N",
+                        help="keep the routed experts of the first N layers in system memory "
+                             "(llama.cpp --n-cpu-moe)")
     parser.add_argument("--backend", metavar="NAME",
                         help="compute backend the engine uses on the device, when not the "
                              "hardware pack's own: cuda, rocm, metal, vulkan, sycl, ...")
@@ -293,7 +299,8 @@ def _scenario(args, registry):
     return resolve_scenario(registry, model=args.model, hardware=args.hardware,
                             quant=args.quant, kv=args.kv, engine=args.engine,
                             workload=args.workload, inputs=inputs, input_origins=origins,
-                            backend=getattr(args, "backend", None))
+                            backend=getattr(args, "backend", None),
+                            host=getattr(args, "host", None))
 
 
 def _estimate(args) -> int:

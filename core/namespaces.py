@@ -26,6 +26,7 @@ NAMESPACES: dict[str, tuple[str, tuple[str, ...]]] = {
     "kv": ("kv_cache", ("types", "*")),
     "engine": ("engine", ()),
     "workload": ("workload", ()),
+    "host": ("hardware", ()),
     "offer": ("provider", ("offers", "*")),
     "provider": ("provider", ()),
 }

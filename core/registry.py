@@ -23,7 +23,7 @@ from .specs import (TENSOR_CLASSES, ArchitecturePack, BlockType, CatalogPack, Im
                     ReportPack, ScenarioPack, SelectionPack, VerdictPack, WorkloadSpec)
 
 KINDS_WITH_NAMES = ("model", "hardware", "provider", "quant", "kv", "engine", "scenario",
-                    "workload", "profile")
+                    "workload", "profile", "host")
 
 
 @attrs.frozen
@@ -123,6 +123,8 @@ class Registry:
             "profile": self.profiles,
             "quant": {k: v[0] for k, v in self.quant_formats.items()},
             "kv": {k: v[0] for k, v in self.kv_types.items()},
+            # a host is a processor and its system memory: a hardware pack of backend cpu
+            "host": {k: v for k, v in self.hardware.items() if v.backend == HOST_BACKEND},
         }[kind]
         return {key: [key, *getattr(obj, "aliases", ())] for key, obj in table.items()}
 
@@ -204,9 +206,9 @@ class Registry:
             if namespace == "model":
                 obj = self.models[id]
                 entity = Entity("model", id, obj, obj.pack, (), obj.source)
-            elif namespace == "hardware":
+            elif namespace in ("hardware", "host"):
                 obj = self.hardware[id]
-                entity = Entity("hardware", id, obj, obj.pack, (), obj.source)
+                entity = Entity(namespace, id, obj, obj.pack, (), obj.source)
             elif namespace in ("engine", "provider", "workload"):
                 obj = {"engine": self.engines, "provider": self.providers,
                        "workload": self.workloads}[namespace][id]
@@ -249,11 +251,17 @@ class Registry:
                                         {"gpus": gpus}))
         return offers
 
+    @property
+    def accelerators(self) -> dict[str, HardwareSpec]:
+        """Hardware packs that are accelerators: all but the hosts (backend cpu), which
+        estimates may target but tables of accelerators and recommendations leave out."""
+        return {k: v for k, v in self.hardware.items() if v.backend != HOST_BACKEND}
+
     def hardware_candidates(self, counts: Sequence[int] = ()) -> list[Candidate]:
-        """Every hardware pack; with ``counts``, every pack in sets of each size."""
+        """Every accelerator; with ``counts``, every accelerator in sets of each size."""
         result = []
         for count in counts or (None,):
-            for hardware in sorted(self.hardware.values(), key=lambda h: h.id):
+            for hardware in sorted(self.accelerators.values(), key=lambda h: h.id):
                 entities = {"hardware": self.entity("hardware", hardware.id)}
                 if count is None:
                     result.append(Candidate(hardware.id, hardware.display_name, entities))
@@ -293,7 +301,8 @@ class CandidatePool(Mapping):
         return 2
 
 
-_KIND_WORDS = {"quant": "quantization", "kv": "KV cache type"}
+HOST_BACKEND = "cpu"  # hardware packs of this backend are hosts (schemas/hardware.schema.json)
+_KIND_WORDS = {"quant": "quantization", "kv": "KV cache type", "host": "host (cpu hardware pack)"}
 
 
 def default_profile(loaded: Sequence[LoadedPack]) -> str | None:

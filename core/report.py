@@ -19,7 +19,7 @@ from .estimate import Batch, Estimate, Verdict
 from .formula_parser import parse_formula
 from .launch import engine_kv_flag, launch_command
 from .registry import Registry
-from .scenario import Scenario, resolve_scenario
+from .scenario import SELECTORS, Scenario, resolve_scenario
 
 
 @attrs.frozen
@@ -239,8 +239,8 @@ def _variant(registry: Registry, scenario: Scenario, **changes: Any) -> Scenario
     inputs = dict(scenario.inputs)
     inputs.update(changes.pop("inputs", {}))
     inputs = {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in inputs.items()}
-    choices = {key: getattr(scenario, key) for key in
-               ("model", "hardware", "quant", "kv", "engine", "workload")}
+    choices = {key: getattr(scenario, key) for key in SELECTORS}
+    choices["backend"] = scenario.backend
     choices.update(changes)
     return resolve_scenario(registry, inputs=inputs, **choices)
 
@@ -362,7 +362,7 @@ def _contexts(registry: Registry, scenario: Scenario) -> tuple[ContextRow, ...]:
 
 def _compatibility(registry: Registry, scenario: Scenario) -> tuple[HardwareRow, ...]:
     contexts = registry.report.compare_contexts
-    hardware = sorted(registry.hardware.values(),
+    hardware = sorted(registry.accelerators.values(),
                       key=lambda h: (h.vendor, h.memory_gb.value, h.memory_bandwidth_gbs.value,
                                      h.id))
     scenarios = [_variant(registry, scenario, hardware=h.id, inputs={"context": c})

@@ -13,7 +13,7 @@ from .evaluator import ScenarioRow
 from .namespaces import FieldValue, hardware_backends
 from .registry import Registry
 
-SELECTORS = ("model", "hardware", "quant", "kv", "engine", "workload")
+SELECTORS = ("model", "hardware", "quant", "kv", "engine", "workload", "host")
 
 
 @attrs.frozen
@@ -26,6 +26,7 @@ class Scenario:
     kv: str
     engine: str
     workload: str
+    host: str  # the machine whose memory holds offloaded weights (a cpu hardware pack)
     inputs: Mapping[str, float]
     origins: Mapping[str, str] = attrs.field(factory=dict, eq=False)
     backend: str | None = None  # the device's compute backend, when not its pack's own
@@ -46,7 +47,7 @@ class Scenario:
 def resolve_scenario(registry: Registry, *, model: str | None = None,
                      hardware: str | None = None, quant: str | None = None,
                      kv: str | None = None, engine: str | None = None,
-                     workload: str | None = None,
+                     workload: str | None = None, host: str | None = None,
                      base: str = "default", inputs: Mapping[str, float | None] | None = None,
                      input_origins: Mapping[str, str] | None = None,
                      backend: str | None = None) -> Scenario:
@@ -59,7 +60,7 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
         registry.resolve("scenario", base)  # raises with suggestions
     preset = registry.scenarios[base]
     chosen = {"model": model, "hardware": hardware, "quant": quant, "kv": kv, "engine": engine,
-              "workload": workload}
+              "workload": workload, "host": host}
     resolved: dict[str, str] = {}
     origins: dict[str, str] = {}
     # the workload comes first: it may imply the weight format (QLoRA trains 4-bit weights)
@@ -67,9 +68,10 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
         name = chosen[key]
         if name is None:
             implied = registry.workloads[resolved["workload"]].quant if key == "quant" else None
-            name = implied or getattr(preset, key)
+            source = preset if getattr(preset, key) else registry.scenarios["default"]
+            name = implied or getattr(source, key)
             origins[key] = (registry.workloads[resolved["workload"]].pack.at("quant")
-                            if implied else preset.pack.at(key))
+                            if implied else source.pack.at(key))
         resolved[key] = registry.resolve(key, name)
 
     engine_spec = registry.engines[resolved["engine"]]

@@ -376,6 +376,7 @@ class EngineSpec:
     decode_token_overhead_s: Mapping[str, Figure] = attrs.field(factory=dict)
     decode_layer_overhead_s: Mapping[str, Figure] = attrs.field(factory=dict)
     layer_split_hop_s: Figure | None = None
+    host_bandwidth_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
     prefill_compute_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
     prefill_kernel_factor: Mapping[str, Figure] = attrs.field(factory=dict)
     prefill_attention_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
@@ -642,6 +643,7 @@ class ScenarioPack:
     kv: str
     engine: str
     workload: str = "inference"
+    host: str | None = None
     kind: str = "scenario"
     name: str | None = None
     description: str | None = None

@@ -33,8 +33,9 @@ def test_estimate_json_contract(capsys):
     assert set(data) >= {"scenario", "quantities", "verdict"}
     assert data["scenario"] == {
         "model": "qwen3.5-35b-a3b", "hardware": "arc-pro-b60", "quant": "Q4_K_M", "kv": "f16",
-        "engine": "llama.cpp", "workload": "inference", "context": 8192, "batch": 1,
-        "gpus": 1, "offload": 0, "prompt": 4096, "generate": 512, "hours_per_day": 4,
+        "engine": "llama.cpp", "workload": "inference", "host": "desktop-ddr5-6000-2ch",
+        "context": 8192, "batch": 1,
+        "gpus": 1, "offload": 0, "prompt": 4096, "generate": 512, "cpu_moe": 0, "hours_per_day": 4,
         "electricity_usd_per_kwh": 0.175, "budget_usd": None, "split": None,
         "ubatch": None, "gpu_memory_utilization": None}
     quantities = data["quantities"]
@@ -191,7 +192,7 @@ def test_broken_pack_exits_1_and_names_file_and_line(capsys, tmp_path):
 def test_packs_list_json(capsys):
     code, out, _ = run(capsys, "packs", "list", "--json", "--kind", "hardware")
     data = json.loads(out)
-    assert len(data) == 88
+    assert len(data) == 92
     assert {"id", "kind", "name", "source"} <= set(data[0])
     b60 = next(p for p in data if p["id"] == "arc-pro-b60")
     assert b60 == {"id": "arc-pro-b60", "kind": "hardware", "name": "Intel Arc Pro B60 24GB",

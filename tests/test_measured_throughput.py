@@ -193,7 +193,7 @@ def test_decode_is_memory_bound_where_compute_is_unknown(measured):
 
 
 def test_prefill_is_known_for_every_accelerator_a_source_describes(measured):
-    unknown = {hw for hw in measured.hardware
+    unknown = {hw for hw in measured.accelerators
                if estimate(measured, "llama-3.1-8b-instruct", hw).value("prefill_tps") is None}
     # no source gives the MLU590's compute, and the "M4 Ultra" of the seed pages was never
     # made (reference/hardware/NOTES.md §4); each pack says so in its notes

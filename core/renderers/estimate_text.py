@@ -25,6 +25,16 @@ def _banded(result: Estimate, name: str, unit: str) -> str:
             f"{display_number(high.value, high.precision, high.display)})")
 
 
+def _host(result: Estimate) -> str:
+    """Which machine's memory holds the offloaded weights, when some are offloaded."""
+    if "host_bandwidth_gbs" not in result.quantities:  # a profile without a host term
+        return ""
+    if not (result.value("host_decode_weights_gib") or result.value("offload_gib")):
+        return ""
+    host = result.registry.hardware[result.scenario.host]
+    return f" (host: {host.display_name})"
+
+
 def _unknown_verdict(result: Estimate) -> str:
     """Why no verdict rule could decide: the first step where the unknown starts."""
     causes = result.derivation("verdict").root_causes()
@@ -76,7 +86,7 @@ def render_estimate(result: Estimate) -> str:
         f"    KV cache & state          {_q(result, 'kv_cache_gib', 'GiB')}",
         f"    Engine & activation       {_q(result, 'overhead_gib', 'GiB')}"
         + (" per device" if gpus > 1 and "device_required_gib" in result.quantities else ""),
-        f"    Offloaded to system RAM   {_q(result, 'offload_gib', 'GiB')}",
+        f"    Offloaded to system RAM   {_q(result, 'offload_gib', 'GiB')}{_host(result)}",
         f"    Required                  {_q(result, 'total_gib', 'GiB')} "
         f"({_q(result, 'total_gb', 'GB')})",
         f"    Usable                    {_q(result, 'usable_gib', 'GiB')} of "

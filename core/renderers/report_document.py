@@ -323,7 +323,7 @@ class _Writer:
         else:
             self.add(Paragraph(t("others.none")))
         names = [f"{h.name} ({t.number(h.memory_gb.value, 0)}GB)"
-                 for h in self.registry.hardware.values() if h.id != report.scenario.hardware]
+                 for h in self.registry.accelerators.values() if h.id != report.scenario.hardware]
         self.add(Heading(t("elsewhere.title")), Paragraph(" · ".join(sorted(names))))
 
 
