@@ -161,6 +161,7 @@ HEADLINE = ("weights_gib", "kv_cache_gib", "overhead_gib", "offload_gib", "total
             "total_gb", "physical_gb", "usable_gib", "headroom_gib", "utilization",
             "decode_tps", "prefill_tps", "ttft_ms", "cost_per_mtok_usd", "params_total",
             "params_active")
+BANDS = ("decode_tps_low", "decode_tps_high", "prefill_tps_low", "prefill_tps_high")  # if the profile has them
 TCO = ("breakeven_months", "local_power_usd_month", "purchase_usd", "reference_monthly_usd",
        "hours_per_month")
 
@@ -219,6 +220,8 @@ def build_report(registry: Registry, scenario: Scenario) -> Report:
     estimate = Estimate(registry, scenario)
     evaluation = estimate.evaluation
     headline = {name: _cell(registry, name, estimate.value(name)) for name in HEADLINE}
+    headline.update({name: _cell(registry, name, estimate.value(name)) for name in BANDS
+                     if name in estimate.quantities})
     picks = tuple(_pick(registry, evaluation, slot.selection, slot.price, 0)
                   for slot in spec.recommendations)
     tco = {name: _cell(registry, name, estimate.value(name)) for name in TCO}

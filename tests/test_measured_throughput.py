@@ -198,3 +198,22 @@ def test_prefill_is_known_for_every_accelerator_a_source_describes(measured):
     # no source gives the MLU590's compute, and the "M4 Ultra" of the seed pages was never
     # made (reference/hardware/NOTES.md §4); each pack says so in its notes
     assert unknown == {"mlu590-80gb", "mac-studio-m4-ultra-256gb"}
+
+
+def test_the_report_headline_carries_the_bands(capsys):
+    import json
+
+    from fitproof.cli import main
+
+    assert main(["report", "llama-3.1-8b", "--on", "rtx-4090", "--format", "json",
+                 "--no-plugins"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    headline = json.dumps(data)
+    assert '"quantity": "decode_tps_low"' in headline and '"quantity": "prefill_tps_high"' in headline
+    assert main(["report", "llama-3.1-8b", "--on", "rtx-4090", "--no-plugins"]) == 0
+    text = capsys.readouterr().out
+    low = fitproof.estimate("llama-3.1-8b", "rtx-4090").value("decode_tps_low")
+    assert f"tok/s ({low:.1f}–" in text
+    assert main(["report", "llama-3.1-8b", "--on", "rtx-4090", "--profile", "seed",
+                 "--no-plugins"]) == 0
+    assert "tok/s (" not in capsys.readouterr().out  # the seed pages have no bands

@@ -26,6 +26,13 @@ class _Writer:
     def n(self, cell: Cell) -> str:
         return self.t.cell(cell)
 
+    def band(self, headline, name: str) -> str:
+        """`` (low–high)`` after a speed whose profile gives an error band, else nothing."""
+        low, high = headline.get(f"{name}_low"), headline.get(f"{name}_high")
+        if low is None or high is None or low.value is None or high.value is None:
+            return ""
+        return f" ({self.n(low)}–{self.n(high)})"
+
     def verdict(self, verdict, short: bool = False) -> str:
         if verdict is None:
             return self.t("verdict.unknown")
@@ -122,9 +129,9 @@ class _Writer:
                                    + t("headline.physical", value=self.n(h["physical_gb"]))),
             (t("headline.headroom"), f"{_signed(self.n(h['headroom_gib']))} GiB · "
                                      + t("headline.utilization", value=self.n(h["utilization"]))),
-            (t("headline.decode"), f"~{self.n(h['decode_tps'])} tok/s · "
+            (t("headline.decode"), f"~{self.n(h['decode_tps'])} tok/s{self.band(h, 'decode_tps')} · "
                                    + t("headline.active", value=self.params(h["params_active"].value))),
-            (t("headline.prefill"), f"~{self.n(h['prefill_tps'])} tok/s · "
+            (t("headline.prefill"), f"~{self.n(h['prefill_tps'])} tok/s{self.band(h, 'prefill_tps')} · "
                                     + t("headline.ttft", prompt=t.context_label(
                                         int(report.scenario.inputs["prompt"])),
                                         value=self.n(h["ttft_ms"]))),
