@@ -67,7 +67,7 @@ LOSS_SCALE = 0.1  # soft L1: residuals beyond ~10 % count linearly, not squared
 COLUMNS = ("decode_weights_gib", "kv_read_gib", "kv_replication", "decode_bandwidth_gbs",
            "gpu_share", "layer_stages", "allreduce_s", "params_compute_per_token",
            "prefill_attention_flops", "prefill_expert_params", "prefill_peak_tflops", "pipeline_speedup",
-           "tensor_parallel", "host_layers_share", "host_decode_weights_gib",
+           "tensor_parallel", "prefill_tflops", "host_layers_share", "host_decode_weights_gib",
            "host_bandwidth_gbs")
 DECODE_KEYS = ("decode_bandwidth_efficiency", "kv_read_efficiency", "decode_token_overhead_s")
 PREFILL_KEYS = ("prefill_compute_efficiency", "prefill_attention_efficiency")
@@ -307,9 +307,11 @@ class Fit:
     def prefill_tflops(self, rows: Rows) -> np.ndarray:
         """Achieved compute per device (2 FLOP per parameter per token) on ``rows``."""
         if self.prefill is None:
-            return np.full(rows.n, np.nan)
+            return rows.prefill_tflops
         token = self._prefill_token_s(rows)
-        return 2 * rows.params_compute_per_token / token / 1e12
+        fitted = 2 * rows.params_compute_per_token / token / 1e12
+        # a device without a datasheet rate runs at the measured rate its pack states
+        return np.where(np.isfinite(rows.prefill_peak_tflops), fitted, rows.prefill_tflops)
 
     def _prefill_token_s(self, rows: Rows) -> np.ndarray:
         c = self._constants_for(rows, self.prefill, self.prefill_theta,

@@ -1,0 +1,53 @@
+"""Rewrite the command outputs README.md shows and the tests compare with the commands:
+the quick start card, the `fitproof validate` tables and the cross-validation of
+benchmarks/fit_speed.py. Run it after `python benchmarks/fit_speed.py --write`.
+
+Run: python benchmarks/update_docs.py
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+
+
+def output(*argv: str) -> str:
+    done = subprocess.run([sys.executable, *argv], capture_output=True, text=True, cwd=ROOT,
+                          check=True)
+    return done.stdout
+
+
+def fitproof(*argv: str) -> str:
+    return output("-m", "fitproof", *argv)
+
+
+def replace_after(text: str, command: str, new: str) -> str:
+    """``text`` with the output shown after ``$ command`` replaced by ``new``."""
+    start = text.index(f"$ {command}\n") + len(f"$ {command}\n")
+    ends = [i for i in (text.find("\n\n$ ", start), text.find("\n```", start)) if i >= 0]
+    return text[:start] + new.strip() + text[min(ends):]
+
+
+def main() -> int:
+    text = README.read_text(encoding="utf-8")
+    card = fitproof("estimate", "qwen3.5-35b-a3b", "--on", "arc-pro-b60", "--no-plugins")
+    text = replace_after(text, "fitproof estimate qwen3.5-35b-a3b --on arc-pro-b60",
+                         card.split("\n\nEvery number has a derivation")[0])
+    text = replace_after(text, "fitproof validate",
+                         fitproof("validate", "--no-plugins").split("\nWorst cases")[0])
+    text = replace_after(text, "fitproof validate --profile seed",
+                         fitproof("validate", "--no-plugins", "--profile", "seed")
+                         .split("\nWorst cases")[0])
+    text = replace_after(text, "python benchmarks/fit_speed.py",
+                         output("benchmarks/fit_speed.py").split("\n\nFitted on every row")[0])
+    README.write_text(text, encoding="utf-8")
+    print(f"rewrote the command outputs in {README.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
