@@ -83,3 +83,10 @@ def test_hosts_are_not_in_the_tables_of_accelerators(measured):
     # but a CPU is a target of its own
     cpu = estimate(measured, "llama-2-7b", "epyc-9004-genoa-384gb", quant="Q4_0")
     assert cpu.value("decode_tps") > 0
+
+
+def test_the_launch_command_keeps_the_same_experts_on_the_cpu(capsys):
+    assert main(["report", "qwen3-30b-a3b", "--on", "rtx-3060-12gb", "--cpu-moe", "24",
+                 "--no-plugins"]) == 0
+    out = capsys.readouterr().out
+    assert "--ctx-size 8192 -ngl 49 --flash-attn on --n-cpu-moe 24" in out
