@@ -164,46 +164,57 @@ class Layout:
         return out
 
 
-def predict_prefill(layout: Layout, theta: np.ndarray) -> np.ndarray:
-    r = layout.rows
-    mu = layout.values(theta, "prefill_compute_efficiency")
-    alpha = layout.values(theta, "prefill_attention_efficiency")
-    psi = layout.values(theta, "prefill_kernel_factor")
-    epsilon = layout.values(theta, "prefill_expert_efficiency")
+PREFILL_CONSTANTS = ("prefill_compute_efficiency", "prefill_attention_efficiency",
+                     "prefill_kernel_factor", "prefill_expert_efficiency")
+DECODE_CONSTANTS = ("decode_bandwidth_efficiency", "decode_kernel_factor", "kv_read_efficiency",
+                    "decode_token_overhead_s", "decode_layer_overhead_s", "layer_split_hop_s")
+
+
+def prefill_token_s(r: Rows, c: dict[str, np.ndarray]) -> np.ndarray:
+    """One prompt token's time on one device, as packs/formulas/measured-throughput.yaml
+    computes it (prefill_matmul_s + prefill_attention_s), for constants ``c``."""
     peak = r.prefill_peak_tflops * 1e12
-    token = (2 * _matmul_params(r, epsilon) / (peak * mu * psi)
-             + r.prefill_attention_flops / (peak * alpha))
-    return r.tensor_parallel * r.pipeline_speedup / token
+    params = (r.params_compute_per_token - r.prefill_expert_params
+              + r.prefill_expert_params / c["prefill_expert_efficiency"])
+    return (2 * params / (peak * c["prefill_compute_efficiency"] * c["prefill_kernel_factor"])
+            + r.prefill_attention_flops / (peak * c["prefill_attention_efficiency"]))
 
 
-def _matmul_params(r: Rows, epsilon: np.ndarray) -> np.ndarray:
-    """Parameters a prompt token multiplies with, the routed experts' weighted by 1/epsilon."""
-    return r.params_compute_per_token - r.prefill_expert_params + r.prefill_expert_params / epsilon
+def prefill_rate(r: Rows, c: dict[str, np.ndarray]) -> np.ndarray:
+    """prefill_tps: tensor-parallel ranks x pipeline speedup / one token's time."""
+    return r.tensor_parallel * r.pipeline_speedup / prefill_token_s(r, c)
 
 
-def predict_decode(layout: Layout, theta: np.ndarray, prefill_tflops: np.ndarray) -> np.ndarray:
-    r = layout.rows
-    eta = layout.values(theta, "decode_bandwidth_efficiency")
-    phi = layout.values(theta, "decode_kernel_factor")
-    kappa = layout.values(theta, "kv_read_efficiency")
-    t0 = layout.values(theta, "decode_token_overhead_s")
-    tau = layout.values(theta, "decode_layer_overhead_s")
-    hop = layout.values(theta, "layer_split_hop_s")
+def decode_rate(r: Rows, c: dict[str, np.ndarray], prefill_tflops: np.ndarray,
+                host_efficiency: float) -> np.ndarray:
+    """decode_tps as the pack computes it (decode_step_s), for constants ``c``."""
     bandwidth = r.decode_bandwidth_gbs * 1e9
-    memory = _device_memory_s(r, eta * phi, kappa)
+    memory = ((r.decode_weights_gib - r.host_decode_weights_gib) * 2**30
+              / (c["decode_bandwidth_efficiency"] * c["decode_kernel_factor"] * bandwidth)
+              + r.kv_read_gib * (1 - r.host_layers_share) * r.kv_replication * 2**30
+              / (c["kv_read_efficiency"] * bandwidth))
     compute = np.nan_to_num(r.batch * 2 * r.params_compute_per_token
                             / (prefill_tflops * 1e12 * r.tensor_parallel), nan=0.0)
-    step = (np.maximum(memory, compute) + r.allreduce_s + t0 + tau * r.layers
-            + hop * (r.layer_stages - 1))
+    host = np.where(r.host_decode_weights_gib > 0,
+                    (r.host_decode_weights_gib / c["decode_kernel_factor"]
+                     + r.kv_read_gib * r.host_layers_share)
+                    * 2**30 / (host_efficiency * r.host_bandwidth_gbs * 1e9), 0.0)
+    step = (np.maximum(memory, compute) + r.allreduce_s + c["decode_token_overhead_s"]
+            + c["decode_layer_overhead_s"] * r.layers
+            + c["layer_split_hop_s"] * (r.layer_stages - 1) + host)
     return r.batch / step
 
 
-def _device_memory_s(r: Rows, weight_share: np.ndarray, kappa: np.ndarray) -> np.ndarray:
-    """Streaming time of the bytes held in accelerator memory (as the pack computes it)."""
-    bandwidth = r.decode_bandwidth_gbs * 1e9
-    return ((r.decode_weights_gib - r.host_decode_weights_gib) * 2**30 / (weight_share * bandwidth)
-            + r.kv_read_gib * (1 - r.host_layers_share) * r.kv_replication * 2**30
-            / (kappa * bandwidth))
+def predict_prefill(layout: Layout, theta: np.ndarray) -> np.ndarray:
+    return prefill_rate(layout.rows, {k: layout.values(theta, k) for k in PREFILL_CONSTANTS})
+
+
+def predict_decode(layout: Layout, theta: np.ndarray, prefill_tflops: np.ndarray) -> np.ndarray:
+    # the fitted rows hold every weight on the device, so the host term is zero
+    constants = {k: layout.values(theta, k) for k in DECODE_CONSTANTS}
+    if "layer_split_hop_s" not in layout.shared:
+        constants["layer_split_hop_s"] = np.zeros(layout.rows.n)
+    return decode_rate(layout.rows, constants, prefill_tflops, host_efficiency=1.0)
 
 
 PREFILL_START = {"prefill_compute_efficiency": 0.5, "prefill_attention_efficiency": 0.2,
@@ -313,45 +324,33 @@ class Fit:
         # a device without a datasheet rate runs at the measured rate its pack states
         return np.where(np.isfinite(rows.prefill_peak_tflops), fitted, rows.prefill_tflops)
 
-    def _prefill_token_s(self, rows: Rows) -> np.ndarray:
+    def _prefill_constants(self, rows: Rows) -> dict[str, np.ndarray]:
         c = self._constants_for(rows, self.prefill, self.prefill_theta,
                                 PREFILL_KEYS + ("prefill_kernel_factor",))
-        epsilon = (self._constants_for(rows, self.prefill, self.prefill_theta,
-                                       ("prefill_expert_efficiency",))["prefill_expert_efficiency"]
-                   if "prefill_expert_efficiency" in self.prefill.shared else np.ones(rows.n))
-        peak = rows.prefill_peak_tflops * 1e12
-        return (2 * _matmul_params(rows, epsilon)
-                / (peak * c["prefill_compute_efficiency"] * c["prefill_kernel_factor"])
-                + rows.prefill_attention_flops / (peak * c["prefill_attention_efficiency"]))
+        c["prefill_expert_efficiency"] = (
+            self._constants_for(rows, self.prefill, self.prefill_theta,
+                                ("prefill_expert_efficiency",))["prefill_expert_efficiency"]
+            if "prefill_expert_efficiency" in self.prefill.shared else np.ones(rows.n))
+        return c
+
+    def _prefill_token_s(self, rows: Rows) -> np.ndarray:
+        return prefill_token_s(rows, self._prefill_constants(rows))
 
     def predict(self, rows: Rows, metric: str) -> np.ndarray:
         """Predictions for any rows (held-out ones included) with these constants."""
         if metric == "prefill_tps":
             if self.prefill is None:
                 return np.full(rows.n, np.nan)
-            return rows.tensor_parallel * rows.pipeline_speedup / self._prefill_token_s(rows)
+            return prefill_rate(rows, self._prefill_constants(rows))
         if self.decode is None:
             return np.full(rows.n, np.nan)
-        keys = DECODE_KEYS + ("decode_kernel_factor", "decode_layer_overhead_s", "layer_split_hop_s")
         c = {}
-        for key in keys:
+        for key in DECODE_CONSTANTS:
             if key == "layer_split_hop_s" and key not in self.decode.shared:
                 c[key] = np.zeros(rows.n)
             else:
                 c[key] = self._constants_for(rows, self.decode, self.decode_theta, (key,))[key]
-        memory = _device_memory_s(rows, c["decode_bandwidth_efficiency"] * c["decode_kernel_factor"],
-                                  c["kv_read_efficiency"])
-        compute = np.nan_to_num(rows.batch * 2 * rows.params_compute_per_token
-                                / (self.prefill_tflops(rows) * 1e12 * rows.tensor_parallel), nan=0.0)
-        eta_host = self.host_efficiency()
-        host = np.where(rows.host_decode_weights_gib > 0,
-                        (rows.host_decode_weights_gib / c["decode_kernel_factor"]
-                         + rows.kv_read_gib * rows.host_layers_share)
-                        * 2**30 / (eta_host * rows.host_bandwidth_gbs * 1e9), 0.0)
-        step = (np.maximum(memory, compute) + rows.allreduce_s + c["decode_token_overhead_s"]
-                + c["decode_layer_overhead_s"] * rows.layers
-                + c["layer_split_hop_s"] * (rows.layer_stages - 1) + host)
-        return rows.batch / step
+        return decode_rate(rows, c, self.prefill_tflops(rows), self.host_efficiency())
 
 
 def folds(rows: Rows) -> np.ndarray:
