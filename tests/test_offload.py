@@ -90,3 +90,28 @@ def test_the_launch_command_keeps_the_same_experts_on_the_cpu(capsys):
                  "--no-plugins"]) == 0
     out = capsys.readouterr().out
     assert "--ctx-size 8192 -ngl 49 --flash-attn on --n-cpu-moe 24" in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--backend", "vulcan"], "fitproof: error: unknown backend 'vulcan'; choose from cuda, rocm, "
+                              "metal, vulkan, sycl, cann, musa, cpu, other"),
+    (["--cpu-moe", "-1"], "fitproof: error: cpu_moe must be at least 0 (got -1)"),
+    (["--generate", "0"], "fitproof: error: generate must be at least 1 (got 0)"),
+])
+def test_bad_speed_options_are_one_line_errors(capsys, argv, message):
+    assert main(["estimate", "qwen3-8b", "--on", "rtx-4090", "--no-plugins", *argv]) == 2
+    assert capsys.readouterr().err.strip() == message
+
+
+def test_another_backend_takes_that_backends_constants(measured):
+    rocm = estimate(measured, "llama-2-7b", "ryzen-ai-max-plus-395-128gb", quant="Q4_0")
+    vulkan = estimate(measured, "llama-2-7b", "ryzen-ai-max-plus-395-128gb", quant="Q4_0",
+                      backend="vulkan")
+    engine = measured.engines["llama.cpp"]
+    assert vulkan.scenario.backend == "vulkan" and rocm.scenario.backend is None
+    assert vulkan.value("decode_weight_efficiency") == pytest.approx(
+        float(engine.decode_bandwidth_efficiency["vulkan"].value)
+        * float(engine.decode_kernel_factor["legacy"].value))
+    assert rocm.value("decode_weight_efficiency") == pytest.approx(
+        float(engine.decode_bandwidth_efficiency["rocm"].value)
+        * float(engine.decode_kernel_factor["legacy"].value))
