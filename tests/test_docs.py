@@ -47,3 +47,19 @@ def test_the_hardware_template_is_a_valid_pack(tmp_path):
     target.write_text(template, encoding="utf-8")
     report = validate_paths([str(target)], plugins=False)
     assert report.ok, report
+
+
+def test_the_python_api_example_prints_what_readme_says():
+    import re
+
+    import fitproof
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Python API")[1].split("```python")[1].split("```")[0]
+    registry = fitproof.load_registry(plugins=False)
+    result = fitproof.estimate("qwen3.5-35b-a3b", "arc-pro-b60", context=32768, registry=registry)
+    assert re.search(rf'result.value\("total_gib"\)\s+# {result.value("total_gib")}\n', block)
+    moe = fitproof.estimate("qwen3-30b-a3b", "rtx-3060-12gb", cpu_moe=24,
+                            host="desktop-ddr4-3200-2ch", registry=registry)
+    shown = ", ".join(f"{moe.value(n):.1f}" for n in ("decode_tps", "decode_tps_low", "decode_tps_high"))
+    assert f"# {shown}" in block
