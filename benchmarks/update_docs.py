@@ -1,12 +1,13 @@
 """Rewrite the command outputs README.md shows and the tests compare with the commands:
-the quick start card, the `fitproof validate` tables and the cross-validation of
-benchmarks/fit_speed.py. Run it after `python benchmarks/fit_speed.py --write`.
+the quick start card, the `fitproof validate` tables, the cross-validation of
+benchmarks/fit_speed.py and the values in the Python API example. Run it after `python benchmarks/fit_speed.py --write`.
 
 Run: python benchmarks/update_docs.py
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +33,22 @@ def replace_after(text: str, command: str, new: str) -> str:
     return text[:start] + new.strip() + text[min(ends):]
 
 
+def python_example(text: str) -> str:
+    """The values the Python API example of README shows in its comments."""
+    sys.path.insert(0, str(ROOT))
+    import fitproof
+
+    registry = fitproof.load_registry(plugins=False)
+    total = fitproof.estimate("qwen3.5-35b-a3b", "arc-pro-b60", context=32768,
+                              registry=registry).value("total_gib")
+    moe = fitproof.estimate("qwen3-30b-a3b", "rtx-3060-12gb", cpu_moe=24,
+                            host="desktop-ddr4-3200-2ch", registry=registry)
+    speeds = ", ".join(f"{moe.value(n):.1f}" for n in ("decode_tps", "decode_tps_low",
+                                                       "decode_tps_high"))
+    text = re.sub(r'(result\.value\("total_gib"\)\s+# )[0-9.]+', rf"\g<1>{total}", text)
+    return re.sub(r'(moe\.value\("decode_tps_high"\)  # )[0-9., ]+\n', rf"\g<1>{speeds}\n", text)
+
+
 def main() -> int:
     text = README.read_text(encoding="utf-8")
     card = fitproof("estimate", "qwen3.5-35b-a3b", "--on", "arc-pro-b60", "--no-plugins")
@@ -44,6 +61,7 @@ def main() -> int:
                          .split("\nWorst cases")[0])
     text = replace_after(text, "python benchmarks/fit_speed.py",
                          output("benchmarks/fit_speed.py").split("\n\nFitted on every row")[0])
+    text = python_example(text)
     README.write_text(text, encoding="utf-8")
     print(f"rewrote the command outputs in {README.relative_to(ROOT)}")
     return 0
