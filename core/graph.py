@@ -181,6 +181,11 @@ def build_graph(formula_packs: Iterable[FormulaPack], selection_packs: Iterable[
                                          f"override: true, but no other pack defines {name!r}"))
             formulas[name] = FormulaNode(name, formula, definition, location,
                                          compile_tree(formula.tree), replaced)
+        for index, name in enumerate(pack.retires):
+            if formulas.pop(name, None) is None:
+                problems.append(_located(pack.pack.at("retires", index), f"retires.{index}",
+                                         f"retires {name!r}, which no pack loaded before it "
+                                         "defines"))
 
     selections: dict[str, SelectionNode] = {}
     for pack in selection_packs:

@@ -532,6 +532,7 @@ class FormulaDef:
 class FormulaPack:
     id: str
     formulas: Mapping[str, FormulaDef]
+    retires: tuple[str, ...] = ()
     kind: str = "formulas"
     override: bool = False
     profile: str | None = None

@@ -217,3 +217,27 @@ def test_the_report_headline_carries_the_bands(capsys):
     assert main(["report", "llama-3.1-8b", "--on", "rtx-4090", "--profile", "seed",
                  "--no-plugins"]) == 0
     assert "tok/s (" not in capsys.readouterr().out  # the seed pages have no bands
+
+
+def test_the_measured_profile_retires_the_seed_speed_constants(measured):
+    result = fitproof.estimate("llama-3.1-8b", "rtx-4090", registry=measured)
+    assert "token_overhead_s" not in result.quantities
+    assert "decode_efficiency" not in result.quantities
+    seed = fitproof.estimate("llama-3.1-8b", "rtx-4090", profile="seed", registry=measured)
+    assert seed.value("token_overhead_s") == pytest.approx(0.0022)
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("retires: [no_such_formula]\nformulas:\n  x_tps:\n    expr: 1\n    unit: tok/s\n    description: A test\n",
+     "my.yaml:5: retires.0: retires 'no_such_formula', which no pack loaded before it defines"),
+    ("retires: [gpu_share]\nformulas:\n  x_tps:\n    expr: 1\n    unit: tok/s\n    description: A test\n",
+     "gpu_share"),
+])
+def test_retiring_is_checked(tmp_path, body, message):
+    from fitproof.errors import PackError
+
+    (tmp_path / "my.yaml").write_text(
+        "kind: formulas\nid: my\nprofile: measured\nname: Mine\n" + body, encoding="utf-8")
+    with pytest.raises(PackError) as error:
+        fitproof.load_registry([tmp_path], plugins=False, profile="measured")
+    assert message in str(error.value)
