@@ -148,11 +148,14 @@ class Layout:
     def usable(self) -> np.ndarray:
         return np.array([k is not None for k in self.kernel_of])
 
+    def has(self, key: str) -> bool:
+        return any(k == key for k, _ in self.index)
+
     def values(self, theta: np.ndarray, key: str) -> np.ndarray:
         """The constant ``key`` for every row (1 for a kernel family without a factor)."""
         out = np.ones(self.rows.n)
-        if not any(k == key for k, _ in self.index):  # a term this fit has no rows for
-            return out
+        if not self.has(key):  # a term this fit has no rows for
+            return np.full(self.rows.n, neutral(key))
         for i in range(self.rows.n):
             if key == self.kernel_name:
                 kernel = self.kernel_of[i]
@@ -212,8 +215,6 @@ def predict_prefill(layout: Layout, theta: np.ndarray) -> np.ndarray:
 def predict_decode(layout: Layout, theta: np.ndarray, prefill_tflops: np.ndarray) -> np.ndarray:
     # the fitted rows hold every weight on the device, so the host term is zero
     constants = {k: layout.values(theta, k) for k in DECODE_CONSTANTS}
-    if "layer_split_hop_s" not in layout.shared:
-        constants["layer_split_hop_s"] = np.zeros(layout.rows.n)
     return decode_rate(layout.rows, constants, prefill_tflops, host_efficiency=1.0)
 
 
@@ -232,6 +233,11 @@ SHARES = {"decode_bandwidth_efficiency", "decode_kernel_factor", "kv_read_effici
 # family's factor is set to 1 after the fit
 PAIRS = {"decode_kernel_factor": "decode_bandwidth_efficiency",
          "prefill_kernel_factor": "prefill_compute_efficiency"}
+
+
+def neutral(key: str) -> float:
+    """The value of a term no row informs: a share of 1, an overhead of 0."""
+    return 1.0 if key in SHARES else 0.0
 
 
 def _fit(layout: Layout, start: dict[str, float], predict) -> np.ndarray:
@@ -278,6 +284,8 @@ class Fit:
                                      lambda layout, theta: predict_decode(layout, theta, rates))
 
     def constant(self, key: str, backend: str, kernel: str, layout: Layout, theta) -> float:
+        if not layout.has(key):
+            return neutral(key)
         if key == layout.kernel_name:
             if kernel in layout.kernels:
                 return math.exp(theta[layout.index[(key, kernel)]])
@@ -325,13 +333,7 @@ class Fit:
         return np.where(np.isfinite(rows.prefill_peak_tflops), fitted, rows.prefill_tflops)
 
     def _prefill_constants(self, rows: Rows) -> dict[str, np.ndarray]:
-        c = self._constants_for(rows, self.prefill, self.prefill_theta,
-                                PREFILL_KEYS + ("prefill_kernel_factor",))
-        c["prefill_expert_efficiency"] = (
-            self._constants_for(rows, self.prefill, self.prefill_theta,
-                                ("prefill_expert_efficiency",))["prefill_expert_efficiency"]
-            if "prefill_expert_efficiency" in self.prefill.shared else np.ones(rows.n))
-        return c
+        return self._constants_for(rows, self.prefill, self.prefill_theta, PREFILL_CONSTANTS)
 
     def _prefill_token_s(self, rows: Rows) -> np.ndarray:
         return prefill_token_s(rows, self._prefill_constants(rows))
@@ -344,12 +346,7 @@ class Fit:
             return prefill_rate(rows, self._prefill_constants(rows))
         if self.decode is None:
             return np.full(rows.n, np.nan)
-        c = {}
-        for key in DECODE_CONSTANTS:
-            if key == "layer_split_hop_s" and key not in self.decode.shared:
-                c[key] = np.zeros(rows.n)
-            else:
-                c[key] = self._constants_for(rows, self.decode, self.decode_theta, (key,))[key]
+        c = self._constants_for(rows, self.decode, self.decode_theta, DECODE_CONSTANTS)
         return decode_rate(rows, c, self.prefill_tflops(rows), self.host_efficiency())
 
 
@@ -379,15 +376,10 @@ HEADER = ("metric       rows on       rows    MAPE  median APE  median pred/meas
 def cross_validate(data: dict[tuple[str, str], Rows], engine: str):
     """Held-out measured / predicted ratios per metric, and printed scores."""
     prefill, decode = data.get((engine, "prefill_tps")), data.get((engine, "decode_tps"))
-    held = {}
-    for metric, rows in (("prefill_tps", prefill), ("decode_tps", decode)):
-        if rows is None:
-            continue
-        held[metric] = np.full(rows.n, np.nan)
-    fold_p = folds(prefill) if prefill is not None else None
-    fold_d = folds(decode) if decode is not None else None
+    held = {metric: np.full(rows.n, np.nan)
+            for metric, rows in (("prefill_tps", prefill), ("decode_tps", decode)) if rows is not None}
     # one device split for both metrics: a device's fold is the same in prefill and decode
-    device_fold = {}
+    device_fold: dict[str, int] = {}
     for rows in (r for r in (prefill, decode) if r is not None):
         for h, f in zip(rows.hardware, folds(rows)):
             device_fold.setdefault(h, f)
@@ -401,7 +393,6 @@ def cross_validate(data: dict[tuple[str, str], Rows], engine: str):
             test = np.array([device_fold[h] == f for h in rows.hardware])
             predicted = fit.predict(rows, metric)
             held[metric][test] = (predicted / rows.value)[test]
-    del fold_p, fold_d
     return held
 
 
@@ -586,7 +577,7 @@ def main(argv=None) -> int:
     registry = fitproof.load_registry().with_profile("measured")
     data = load(registry)
     engines = sorted(engine for engine in {e for e, _ in data} if _fittable(data, engine))
-    blocks = {}
+    blocks, fits = {}, {}
     for engine in engines:
         rows_by_metric = {metric: rows for (e, metric), rows in data.items() if e == engine}
         print(f"Held-out accuracy of the {engine} speed constants: fitted on half the devices "
@@ -609,7 +600,7 @@ def main(argv=None) -> int:
             if args.rows:
                 for item, ratio in zip(rows.items, ratios):
                     print(f"      {ratio:6.2f}  {item['model']} {item['quant']} on {item['hardware']}  {item['location']}")
-        fit = Fit(rows_by_metric.get("prefill_tps"), rows_by_metric.get("decode_tps"))
+        fit = fits[engine] = Fit(rows_by_metric.get("prefill_tps"), rows_by_metric.get("decode_tps"))
         print(f"\nFitted on every row (the shipped constants; fitproof validate shows the same)")
         print(HEADER)
         for metric, rows in sorted(rows_by_metric.items()):
@@ -632,7 +623,7 @@ def main(argv=None) -> int:
     if args.write:
         for engine, block in blocks.items():
             print(f"wrote {write_block(engine, block).relative_to(ROOT)}")
-        return check(data)
+        return check(data, fits)
     return 0
 
 
@@ -655,8 +646,9 @@ def _moe(registry, item) -> bool:
     return bool(experts is not None and float(getattr(experts, "value", experts)))
 
 
-def check(data) -> int:
-    """fitproof's formulas, with the written constants, against this script's predictions."""
+def check(data, fits: dict[str, Fit]) -> int:
+    """fitproof's formulas, with the written constants, against this script's predictions
+    with the constants ``fits`` found (engines that borrow theirs are not compared)."""
     registry = fitproof.load_registry().with_profile("measured")
     entries, scenarios = measurement_scenarios(registry)
     batch = Batch(registry, scenarios)
@@ -664,11 +656,9 @@ def check(data) -> int:
     worst = 0.0
     by_location = {}
     for (engine, metric), rows in data.items():
-        if not _fittable(data, engine):
+        if engine not in fits:
             continue
-        fit_rows = {"prefill_tps": data.get((engine, "prefill_tps")), "decode_tps": data.get((engine, "decode_tps"))}
-        fit = Fit(fit_rows["prefill_tps"], fit_rows["decode_tps"])
-        for item, value in zip(rows.items, fit.predict(rows, metric)):
+        for item, value in zip(rows.items, fits[engine].predict(rows, metric)):
             by_location[item["location"]] = value
     for i, (pack, index, row) in enumerate(entries):
         expected = by_location.get(pack.pack.at("rows", index))
