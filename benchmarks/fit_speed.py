@@ -69,9 +69,9 @@ COLUMNS = ("decode_weights_gib", "kv_read_gib", "kv_replication", "decode_bandwi
            "prefill_attention_flops", "prefill_expert_params", "prefill_peak_tflops", "pipeline_speedup",
            "tensor_parallel", "prefill_tflops", "host_layers_share", "host_decode_weights_gib",
            "host_bandwidth_gbs")
-DECODE_KEYS = ("decode_bandwidth_efficiency", "kv_read_efficiency", "decode_token_overhead_s")
+DECODE_KEYS = ("decode_bandwidth_efficiency", "kv_read_efficiency", "decode_token_overhead_s",
+               "decode_layer_overhead_s")
 PREFILL_KEYS = ("prefill_compute_efficiency", "prefill_attention_efficiency")
-KEYED_SHARED = {"decode_layer_overhead_s"}
 HOST_BACKEND = "cpu"  # offloaded weights are read by the engine's CPU backend  # keyed by backend in the schema, fitted once
 
 
@@ -275,9 +275,7 @@ class Fit:
         if decode is not None and decode.n:
             decode = decode.subset(decode.gpu_share >= 1)
         if decode is not None and decode.n:
-            shared = ("decode_layer_overhead_s", "layer_split_hop_s")
-            if not np.any(decode.layer_stages > 1):
-                shared = ("decode_layer_overhead_s",)
+            shared = ("layer_split_hop_s",) if np.any(decode.layer_stages > 1) else ()
             self.decode = Layout(decode, DECODE_KEYS, "decode_kernel_factor", shared)
             rates = self.prefill_tflops(decode)
             self.decode_theta = _fit(self.decode, DECODE_START,
@@ -474,7 +472,7 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
                           "    approximate: true"])
 
     def shared(layout: Layout, theta, metric: str) -> None:
-        """Figures fitted once for every backend (keyed ones under 'default')."""
+        """Figures fitted once for every backend."""
         for key in layout.shared:
             value = math.exp(theta[layout.index[(key, "default")]])
             count, residual = rows_text(metric)
@@ -484,11 +482,7 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
                      f'note: "fitted, one figure for every backend; {residual}"',
                      "approximate: true"]
             lines.append(f"{key}:")
-            if key in KEYED_SHARED:
-                lines.append("  default:")
-                lines.extend("    " + line for line in entry)
-            else:
-                lines.extend("  " + line for line in entry)
+            lines.extend("  " + line for line in entry)
 
     if fit.prefill is not None:
         shared(fit.prefill, fit.prefill_theta, "prefill_tps")
@@ -500,6 +494,7 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
         keyed("decode_kernel_factor", fit.decode, fit.decode_theta, "decode_tps", "kernel")
         keyed("kv_read_efficiency", fit.decode, fit.decode_theta, "decode_tps", "backend")
         keyed("decode_token_overhead_s", fit.decode, fit.decode_theta, "decode_tps", "backend")
+        keyed("decode_layer_overhead_s", fit.decode, fit.decode_theta, "decode_tps", "backend")
         shared(fit.decode, fit.decode_theta, "decode_tps")
         count, residual = rows_text("decode_tps", HOST_BACKEND)
         own = HOST_BACKEND in fit.decode.backends
