@@ -13,51 +13,21 @@ pack line it came from::
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from os import PathLike
-
+from . import api
+from .api import estimate, estimate_many, render
 from .derivation import Derivation
 from .errors import EvaluationError, FitproofError, InputError, PackError, Problem, UnknownIdError
-from .estimate import Batch, Estimate, Quantity, Verdict
+from .estimate import Batch, Estimate
 from .hookspecs import hookimpl
 from .registry import Registry, load_registry
-from .scenario import Scenario, resolve_scenario
+from .scenario import resolve_scenario
 from .specs import HardwareSpec, ModelSpec, Provider
-
-__version__ = "0.1.0"
+from .version import __version__
+from .views import EstimateView, Quantity, Scenario, Verdict
 
 __all__ = [
-    "Batch", "Derivation", "Estimate", "EvaluationError", "FitproofError", "HardwareSpec", "InputError",
-    "ModelSpec", "PackError", "Problem", "Provider", "Quantity", "Registry", "Scenario",
-    "UnknownIdError", "Verdict", "estimate", "estimate_many", "hookimpl", "load_registry",
-    "resolve_scenario",
+    "Batch", "Derivation", "Estimate", "EstimateView", "EvaluationError", "FitproofError",
+    "HardwareSpec", "InputError", "ModelSpec", "PackError", "Problem", "Provider", "Quantity",
+    "Registry", "Scenario", "UnknownIdError", "Verdict", "__version__", "api", "estimate",
+    "estimate_many", "hookimpl", "load_registry", "render", "resolve_scenario",
 ]
-
-
-def estimate(model: str | None = None, hardware: str | None = None, *,
-             quant: str | None = None, kv: str | None = None, engine: str | None = None,
-             workload: str | None = None, registry: Registry | None = None,
-             pack_dirs: Iterable[str | PathLike] = (), profile: str | None = None,
-             backend: str | None = None, host: str | None = None,
-             **inputs: float) -> Estimate:
-    """Evaluate one scenario.
-
-    ``model`` and ``hardware`` are ids or aliases ("RTX 3090"); anything left out comes
-    from the default scenario pack. ``workload`` is ``inference`` (default), ``qlora``,
-    ``lora`` or ``full``. ``profile`` picks the formula profile (``seed``, ``measured``;
-    default: the registry's). ``backend`` runs the device through another compute backend
-    than its pack's (``vulkan`` on a Radeon, say); ``host`` is the machine whose memory
-    holds offloaded weights (a hardware pack of backend ``cpu``). Numeric inputs (``context``, ``batch``, ``gpus``,
-    ``offload``, ``prompt``, …) are keyword arguments. Raises :class:`InputError` for
-    unknown names or out-of-range inputs and :class:`PackError` for invalid packs.
-    """
-    registry = (registry or load_registry(pack_dirs)).with_profile(profile)
-    scenario = resolve_scenario(registry, model=model, hardware=hardware, quant=quant, kv=kv,
-                                engine=engine, workload=workload, inputs=inputs,
-                                backend=backend, host=host)
-    return Estimate(registry, scenario)
-
-
-def estimate_many(scenarios: Iterable[Scenario], *, registry: Registry) -> Batch:
-    """Evaluate many resolved scenarios in one vectorised pass (see :class:`Batch`)."""
-    return Batch(registry, list(scenarios))

@@ -16,49 +16,9 @@ from .errors import InputError
 from .registry import Registry
 from .scenario import Scenario, figure_value, resolve_scenario
 from .specs import MeasurementPack, MeasurementRow
+from .views import Accuracy, GroupScore, Scored
 
 GROUPS = ("device", "engine", "moe", "backend")
-
-
-@attrs.frozen
-class Scored:
-    """One measurement and what the profile predicts for it."""
-
-    row: MeasurementRow
-    location: str
-    group: tuple[str, ...]
-    predicted: float | None
-
-    @property
-    def ratio(self) -> float | None:
-        return None if self.predicted is None else self.predicted / self.row.value
-
-    @property
-    def ape(self) -> float | None:
-        ratio = self.ratio
-        return None if ratio is None else abs(ratio - 1)
-
-
-@attrs.frozen
-class GroupScore:
-    group: tuple[str, ...]
-    count: int
-    unknown: int
-    mape: float | None
-    median_ape: float | None
-    median_ratio: float | None
-
-
-@attrs.frozen
-class Accuracy:
-    profile: str | None
-    group_by: tuple[str, ...]
-    rows: tuple[Scored, ...]
-    groups: tuple[GroupScore, ...]
-
-    def worst(self, n: int = 5) -> list[Scored]:
-        known = [s for s in self.rows if s.ape is not None]
-        return sorted(known, key=lambda s: s.ape or 0.0, reverse=True)[:n]
 
 
 def _group_of(registry: Registry, row: MeasurementRow, group_by: Sequence[str]) -> tuple[str, ...]:

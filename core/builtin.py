@@ -1,13 +1,23 @@
-"""The built-in packs, registered through the same hook a third-party plugin uses."""
+"""The built-in packs and output formats, registered through the hooks a third-party plugin
+uses."""
 
 from __future__ import annotations
 
 from importlib.resources import files
 
-from .hookspecs import PackRegistrar, hookimpl
+from .hookspecs import FormatRegistrar, PackRegistrar, hookimpl
 
 
 @hookimpl
 def register_packs(register: PackRegistrar) -> None:
     """Register fitproof's own ``packs/`` folder."""
     register(files("fitproof.packs"))
+
+
+@hookimpl
+def register_output_formats(register: FormatRegistrar) -> None:
+    """Register text, json, markdown, html and latex for the views they apply to."""
+    from .renderers.formats import BUILTIN_FORMATS
+
+    for fmt in BUILTIN_FORMATS:
+        register(fmt.name, fmt.view, fmt.render, fmt.description)

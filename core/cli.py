@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__
+from . import api
 from .errors import FitproofError, InputError, PackError
 
 _TOKENS = re.compile(r"^\s*([-+]?\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
@@ -54,6 +54,14 @@ _INPUT_OPTIONS = {
     "split": "--split", "ubatch": "--ubatch", "cpu_moe": "--cpu-moe",
     "gpu_memory_utilization": "--gpu-memory-utilization",
 }
+
+
+def _format_option(parser: argparse.ArgumentParser, built_in: str, *,
+                   json_flag: bool = True) -> None:
+    parser.add_argument("--format", default="text", metavar="NAME",
+                        help=f"output format: {built_in}, or one a plugin adds (default text)")
+    if json_flag:
+        parser.add_argument("--json", action="store_true", help="the same as --format json")
 
 
 def _scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool = True) -> None:
@@ -142,13 +150,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="fitproof", parents=[common],
         description="Will this open LLM run on this accelerator, how fast, at what cost — "
                     "and why? Every number comes with its derivation.")
-    parser.add_argument("--version", action="version", version=f"fitproof {__version__}")
+    parser.add_argument("--version", action="version", version=f"fitproof {api.__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     estimate = commands.add_parser("estimate", parents=[common],
                                    help="memory, speed, cost and verdict for one scenario")
     _scenario_options(estimate)
-    estimate.add_argument("--json", action="store_true", help="print the JSON contract")
+    _format_option(estimate, "text, json")
 
     explain = commands.add_parser("explain", parents=[common],
                                   help="show how one quantity is derived, down to pack lines")
@@ -156,15 +164,14 @@ def build_parser() -> argparse.ArgumentParser:
                          help="a quantity (total_gib, decode_tps…), 'verdict', an input or a "
                               "pack value such as model.params_total")
     _scenario_options(explain)
-    explain.add_argument("--format", choices=("text", "json", "latex", "markdown"),
-                         default="text")
+    _format_option(explain, "text, json, latex, markdown", json_flag=False)
     explain.add_argument("--depth", type=whole, metavar="N",
                          help="show N levels of inputs (default: all, down to pack values)")
 
     report = commands.add_parser("report", parents=[common],
                                  help="the full sizing report (every section of the seed pages)")
     _scenario_options(report)
-    report.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
+    _format_option(report, "text, markdown, json, html", json_flag=False)
     report.add_argument("--lang", default="en", metavar="LANG",
                         help="language of labels and sentences: en (default), de, es")
 
@@ -186,13 +193,13 @@ def build_parser() -> argparse.ArgumentParser:
     models.add_argument("--sort", choices=("size", "speed", "headroom", "name"),
                         default="size", help="with --on: largest (default), fastest, most "
                                              "headroom, or by name")
-    models.add_argument("--json", action="store_true")
+    _format_option(models, "text, markdown, json")
 
     validate = commands.add_parser("validate", parents=[common],
                                    help="score the profile's speeds against public measurements")
     validate.add_argument("--group-by", metavar="KEYS", default="",
                           help="comma-separated: device, engine, moe, backend")
-    validate.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    _format_option(validate, "text, markdown, json", json_flag=False)
 
     importer = commands.add_parser("import", help="write a model pack from a config.json or GGUF")
     import_commands = importer.add_subparsers(dest="import_command", metavar="FORMAT")
@@ -214,11 +221,11 @@ def build_parser() -> argparse.ArgumentParser:
     pack_commands = packs.add_subparsers(dest="packs_command", metavar="ACTION")
     listing = pack_commands.add_parser("list", parents=[common], help="list loaded packs")
     listing.add_argument("--kind", help="only packs of this kind (model, hardware, provider, …)")
-    listing.add_argument("--json", action="store_true")
+    _format_option(listing, "text, json")
     show = pack_commands.add_parser("show", parents=[common], help="show one pack")
     show.add_argument("id", metavar="ID", help="pack id or alias")
     show.add_argument("--kind", help="kind, when the id is ambiguous")
-    show.add_argument("--json", action="store_true")
+    _format_option(show, "text, json")
     validate = pack_commands.add_parser("validate", parents=[common],
                                         help="check pack files or folders")
     validate.add_argument("paths", nargs="+", metavar="PATH")
@@ -280,170 +287,93 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _registry(args, extra_dirs: Sequence[str] = ()):
-    from .registry import load_registry
-
+def _registry(args: argparse.Namespace, extra_dirs: Sequence[str] = ()) -> api.Registry:
     # --strict turns every plugin warning into an error (load_registry raises PackError)
-    registry = load_registry([*args.pack_dir, *extra_dirs], plugins=not args.no_plugins,
-                             strict=args.strict, profile=args.profile)
+    registry = api.load([*args.pack_dir, *extra_dirs], plugins=not args.no_plugins,
+                        strict=args.strict, profile=args.profile)
     for warning in registry.warnings:
         print(f"fitproof: warning: {warning}", file=sys.stderr)
     return registry
 
 
-def _scenario(args, registry):
-    from .scenario import resolve_scenario
-
+def _scenario(args: argparse.Namespace, registry: api.Registry) -> api.Scenario:
     inputs = {name: getattr(args, name) for name in _INPUT_OPTIONS}
     origins = {name: f"command line ({option})" for name, option in _INPUT_OPTIONS.items()}
-    return resolve_scenario(registry, model=args.model, hardware=args.hardware,
-                            quant=args.quant, kv=args.kv, engine=args.engine,
-                            workload=args.workload, inputs=inputs, input_origins=origins,
-                            backend=getattr(args, "backend", None),
-                            host=getattr(args, "host", None))
+    return api.scenario(registry, model=args.model, hardware=args.hardware, quant=args.quant,
+                        kv=args.kv, engine=args.engine, workload=args.workload, inputs=inputs,
+                        input_origins=origins, backend=getattr(args, "backend", None),
+                        host=getattr(args, "host", None))
 
 
-def _estimate(args) -> int:
-    from .estimate import Estimate
+def _show(view_kind: str, view: object, args: argparse.Namespace,
+          registry: api.Registry | None = None) -> None:
+    """Print ``view`` in the format the command line asks for (``--format``, ``--json``)."""
+    name = "json" if getattr(args, "json", False) else args.format
+    text = api.render(view_kind, view, name, registry=registry,
+                      language=getattr(args, "lang", "en"), depth=getattr(args, "depth", None))
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
+
+def _estimate(args: argparse.Namespace) -> int:
     registry = _registry(args)
-    result = Estimate(registry, _scenario(args, registry))
-    if args.json:
-        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
-    else:
-        from .renderers.estimate_text import render_estimate
-
-        print(render_estimate(result))
+    _show("estimate", api.estimate_view(registry, _scenario(args, registry)), args, registry)
     return 0
 
 
-def _explain(args) -> int:
-    from .estimate import Estimate
-    from .renderers import explain as render
-
+def _explain(args: argparse.Namespace) -> int:
     registry = _registry(args)
-    result = Estimate(registry, _scenario(args, registry))
-    derivation = result.derivation(args.quantity)
-    if args.format == "json":
-        print(json.dumps(render.to_dict(derivation), indent=2, ensure_ascii=False))
-    elif args.format == "latex":
-        print(render.render_latex(derivation), end="")
-    elif args.format == "markdown":
-        print(render.render_markdown(derivation, args.depth), end="")
-    else:
-        print(render.render_text(derivation, args.depth))
+    view = api.explain(registry, _scenario(args, registry), args.quantity, args.depth)
+    _show("derivation", view, args, registry)
     return 0
 
 
-def _report(args) -> int:
-    from .renderers import blocks
-    from .renderers.i18n import Messages
-    from .renderers.report_document import report_blocks
-    from .report import build_report
-
+def _report(args: argparse.Namespace) -> int:
     registry = _registry(args)
-    messages = Messages(registry, args.lang)
-    report = build_report(registry, _scenario(args, registry))
-    if args.format == "json":
-        from .renderers.report_json import report_dict
-
-        print(json.dumps(report_dict(report, registry, messages), indent=2, ensure_ascii=False))
-    elif args.format == "markdown":
-        print(blocks.render_markdown(report_blocks(report, registry, messages)), end="")
-    elif args.format == "html":
-        document = report_blocks(report, registry, messages)
-        print(blocks.render_html(document, document[0].text, messages.language), end="")
-    else:
-        print(blocks.render_text(report_blocks(report, registry, messages, compact=True)), end="")
+    _show("report", api.report(registry, _scenario(args, registry)), args, registry)
     return 0
 
 
-def _validate(args) -> int:
-    from .accuracy import score
-    from .renderers.accuracy import (accuracy_json, render_accuracy_markdown,
-                                     render_accuracy_text)
-
+def _validate(args: argparse.Namespace) -> int:
     keys = tuple(k.strip() for k in args.group_by.split(",") if k.strip())
-    result = score(_registry(args), keys)
-    if args.format == "json":
-        print(json.dumps(accuracy_json(result), indent=2))
-    elif args.format == "markdown":
-        print(render_accuracy_markdown(result), end="")
-    else:
-        print(render_accuracy_text(result), end="")
-    return 0
-
-
-def _models(args) -> int:
-    from .queries import models_on, search_models
-    from .renderers.models import models_json, render_models
-
     registry = _registry(args)
-    if args.hardware:
-        hardware = registry.resolve("hardware", args.hardware)
-        rows = models_on(registry, hardware, quant=args.quant, context=args.context,
-                         include_all=args.all, sort=args.sort)
-        wanted = {r.model for r in search_models(registry, args.search, family=args.family,
-                                                 min_params=args.min_params,
-                                                 max_params=args.max_params)}
-        rows = [r for r in rows if r.model in wanted]
-    else:
-        hardware = None
-        rows = search_models(registry, args.search, family=args.family,
-                             min_params=args.min_params, max_params=args.max_params)
-    if args.json:
-        print(json.dumps(models_json(rows), indent=2, ensure_ascii=False))
-    else:
-        print(render_models(registry, rows, hardware))
+    _show("accuracy", api.accuracy(registry, keys), args, registry)
     return 0
 
 
-def _import(args) -> int:
-    from .importers.writer import write_pack
+def _models(args: argparse.Namespace) -> int:
+    registry = _registry(args)
+    view = api.models(registry, hardware=args.hardware, search=args.search, family=args.family,
+                      min_params=args.min_params, max_params=args.max_params, quant=args.quant,
+                      context=args.context, include_all=args.all, sort=args.sort)
+    _show("models", view, args, registry)
+    return 0
 
+
+def _import(args: argparse.Namespace) -> int:
     registry = _registry(args)
     if args.import_command == "hf":
-        from .importers.huggingface import import_config, model_pack_text, read_config
-
-        imported = import_config(read_config(args.path), registry)
-        text = model_pack_text(args.model_id, args.name or args.model_id,
-                               args.source or args.path, imported, args.hf_repo)
+        path = api.import_hf(args.path, registry, model_id=args.model_id, out=args.out,
+                             name=args.name, source=args.source, hf_repo=args.hf_repo,
+                             force=args.force)
     else:
-        from .importers.gguf import import_gguf
-
-        text = import_gguf(args.path, registry, model_id=args.model_id, name=args.name,
-                           source=args.source, hf_repo=args.hf_repo, quant=args.quant)
-    path = write_pack(text, args.out, args.model_id, force=args.force)
+        path = api.import_gguf(args.path, registry, model_id=args.model_id, out=args.out,
+                               name=args.name, source=args.source, hf_repo=args.hf_repo,
+                               quant=args.quant, force=args.force)
     print(f"wrote {path}")
     return 0
 
 
-def _packs(args) -> int:
-    from .renderers import packs as render
-
+def _packs(args: argparse.Namespace) -> int:
     if args.packs_command == "validate":
-        from .validate import validate_paths
-
-        report = validate_paths(args.paths, plugins=not args.no_plugins)
-        print(render.render_validation(report))
+        report = api.validate_packs(args.paths, plugins=not args.no_plugins)
+        args.format = "text"
+        _show("validation", report, args)
         return 0 if report.ok else 1
     registry = _registry(args)
     if args.packs_command == "list":
-        packs = [p for p in registry.packs if not args.kind or p.kind == args.kind]
-        if args.kind and not packs:
-            kinds = sorted({p.kind for p in registry.packs})
-            raise InputError(f"no packs of kind {args.kind!r}; kinds are {', '.join(kinds)}")
-        if args.json:
-            print(json.dumps([render.pack_summary(p) for p in packs], indent=2,
-                             ensure_ascii=False))
-        else:
-            print(render.render_list(packs))
-        return 0
-    pack = render.find_pack(registry, args.id, args.kind)
-    if args.json:
-        print(json.dumps(render.pack_detail(pack), indent=2, ensure_ascii=False))
+        _show("packs", api.packs(registry, args.kind), args, registry)
     else:
-        print(render.render_show(registry, pack))
+        _show("pack", api.pack(registry, args.id, args.kind), args, registry)
     return 0
 
 

@@ -5,37 +5,17 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import attrs
-
 from .derivation import Derivation, DerivationBuilder
 from .errors import InputError
 from .evaluator import Evaluation
+from .registry import Registry
+from .scenario import Scenario, scenario_row
+from .views import EstimateView, Quantity, Verdict
+
+__all__ = ["Batch", "Estimate", "Quantity", "Verdict"]
 
 # Namespaces bound only while a selection looks at its candidates.
 CANDIDATE_ONLY = ("offer.", "provider.")
-from .registry import Registry
-from .scenario import Scenario, scenario_row
-
-
-@attrs.frozen
-class Quantity:
-    """A computed value (``None`` when it cannot be computed for this scenario)."""
-
-    name: str
-    value: float | None
-    unit: str
-    source: str
-    description: str
-    precision: int | None = None
-    display: str = "number"
-    approximate: bool = False
-
-
-@attrs.frozen
-class Verdict:
-    id: str
-    label: str
-    source: str
 
 
 class Estimate:
@@ -97,19 +77,27 @@ class Estimate:
             }
         return result
 
+    def view(self) -> EstimateView:
+        """What a renderer reads: names, quantities, verdict and selections, all evaluated."""
+        registry, scenario = self.registry, self.scenario
+        unknown_cause = None
+        if self.verdict is None:
+            causes = self.derivation("verdict").root_causes()
+            if causes:
+                cause = causes[0]
+                unknown_cause = f"{cause.name} is {cause.missing or 'unknown'} ({cause.location})"
+        return EstimateView(
+            scenario=scenario, model_name=registry.models[scenario.model].name,
+            hardware_name=registry.hardware[scenario.hardware].display_name,
+            engine_name=registry.engines[scenario.engine].name,
+            host_name=registry.hardware[scenario.host].display_name,
+            kv_from_budget=bool(registry.engines[scenario.engine].kv_from_budget),
+            quantities=dict(self.quantities), verdict=self.verdict,
+            unknown_cause=unknown_cause, selections=self.selections())
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract of ``fitproof estimate --json`` (see DESIGN.md)."""
-        return {
-            "scenario": self.scenario.to_dict(),
-            "quantities": {
-                name: {"value": q.value, "unit": q.unit, "source": q.source}
-                for name, q in self.quantities.items()
-            },
-            "verdict": ({"id": self.verdict.id, "label": self.verdict.label,
-                         "source": self.verdict.source} if self.verdict else
-                        {"id": None, "label": "Unknown (missing figures)", "source": None}),
-            "selections": self.selections(),
-        }
+        return self.view().to_dict()
 
 
 class Batch:

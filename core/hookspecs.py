@@ -23,6 +23,8 @@ hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
 PackRegistrar = Callable[[Path | Traversable], None]
+#: register(name, view, render, description=""): render(view_object, options) -> str
+FormatRegistrar = Callable[..., None]
 
 
 @hookspec
@@ -34,4 +36,18 @@ def register_packs(register: PackRegistrar) -> None:
     ``importlib.resources.files("my_package") / "packs"`` to ship packs inside a wheel).
     Folders are searched recursively for ``*.yaml`` files; a single ``.yaml`` file may be
     registered too. Every implementation is called; return values are ignored.
+    """
+
+
+@hookspec
+def register_output_formats(register: FormatRegistrar) -> None:
+    """Register output formats for the views commands produce.
+
+    Call ``register(name, view, render, description="")`` once per format. ``view`` is the
+    kind of view it renders (``estimate``, ``report``, ``derivation``, ``models``, ``packs``,
+    ``pack``, ``accuracy``, ``validation``: see ``fitproof.formats.VIEW_KINDS``);
+    ``render(view, options)`` returns the text, where ``view`` is the object the matching
+    API function returns (``fitproof.api.estimate_view`` and so on) and ``options`` a
+    :class:`fitproof.formats.RenderOptions`. ``fitproof estimate --format NAME`` then uses
+    it. A format registered later under the same name and view replaces the earlier one.
     """

@@ -133,7 +133,7 @@ def cache_file() -> Path | None:
 
 
 def _cache_header() -> str:
-    from . import __version__
+    from .version import __version__
     from .validation import schema_fingerprint
 
     return f"{_CACHE_FORMAT}:{__version__}:{schema_fingerprint()}"

@@ -7,7 +7,7 @@ hook raises is reported by name (a warning); the other plugins keep working.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from importlib import import_module
 from importlib.metadata import entry_points
 from importlib.resources.abc import Traversable
@@ -17,6 +17,7 @@ import attrs
 import pluggy
 
 from . import hookspecs
+from .formats import Formats, OutputFormat
 
 DEFAULT_PLUGINS = ("fitproof.builtin",)
 ENTRY_POINT_GROUP = "fitproof"
@@ -77,7 +78,7 @@ def collect_pack_roots(plugins: PluginSet) -> tuple[list[PackRoot], list[str]]:
         origin = impl.plugin_name
         builtin = origin in DEFAULT_PLUGINS
 
-        def register(path, _origin=origin, _builtin=builtin):
+        def register(path: object, _origin: str = origin, _builtin: bool = builtin) -> None:
             if not isinstance(path, (Path, Traversable)) and not isinstance(path, str):
                 raise TypeError(f"register() takes a folder path, got {type(path).__name__}")
             folder = Path(path) if isinstance(path, str) else path
@@ -92,8 +93,33 @@ def collect_pack_roots(plugins: PluginSet) -> tuple[list[PackRoot], list[str]]:
     return roots, warnings
 
 
-def local_pack_roots(pack_dirs: Iterable[str | os.PathLike] = (), *,
-                     environ: dict[str, str] | None = None) -> list[PackRoot]:
+def collect_output_formats(plugins: PluginSet) -> tuple[Formats, list[str]]:
+    """Call ``register_output_formats`` on every plugin, isolating failures; built-ins first."""
+    formats: list[OutputFormat] = []
+    warnings: list[str] = []
+    for impl in plugins.manager.hook.register_output_formats.get_hookimpls():
+        origin = impl.plugin_name
+        found: list[OutputFormat] = []
+
+        def register(name: str, view: str, render: object, description: str = "",
+                     _origin: str = origin, _found: list[OutputFormat] = found) -> None:
+            if not callable(render):
+                raise TypeError(f"render for format {name!r} is not callable")
+            _found.append(OutputFormat(name, view, render, description,
+                                       "fitproof" if _origin in DEFAULT_PLUGINS else _origin))
+
+        try:
+            impl.function(register=register)
+        except Exception as exc:
+            warnings.append(f"plugin {origin!r} failed in register_output_formats: "
+                            f"{type(exc).__name__}: {exc}")
+            continue
+        formats.extend(found)
+    return Formats(formats), warnings
+
+
+def local_pack_roots(pack_dirs: Iterable[str | os.PathLike[str]] = (), *,
+                     environ: Mapping[str, str] | None = None) -> list[PackRoot]:
     """Folders from ``FITPROOF_PACK_PATH`` (os.pathsep-separated), then ``pack_dirs``."""
     environ = os.environ if environ is None else environ
     folders = [p for p in environ.get(PACK_PATH_ENV, "").split(os.pathsep) if p]

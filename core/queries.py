@@ -11,28 +11,9 @@ from .errors import InputError
 from .estimate import Batch, Verdict
 from .registry import Registry
 from .scenario import resolve_scenario
+from .views import ModelFit
 
 SORT_KEYS = ("size", "speed", "headroom", "name")
-
-
-@attrs.frozen
-class ModelFit:
-    """One model on one accelerator: its size, memory, headroom, speed and verdict."""
-
-    model: str
-    name: str
-    family: str
-    params_total: float | None
-    params_active: float | None
-    weights_gib: float | None
-    total_gib: float | None
-    headroom_gib: float | None
-    decode_tps: float | None
-    verdict: Verdict | None
-
-    @property
-    def fits(self) -> bool:
-        return self.verdict is not None and self.verdict.id != "exceeds"
 
 
 def evaluate_models(registry: Registry, models: Iterable[str], *, hardware: str | None = None,

@@ -15,33 +15,18 @@ from .evaluator import Candidate
 from .graph import FormulaGraph, build_graph
 from .loader import (PackSource, cache_entry, cache_file, find_pack_files, load_pack,
                      read_cache, write_cache)
+from .formats import Formats
 from .namespaces import Entity, FieldValue
-from .plugins import PluginSet, collect_pack_roots, local_pack_roots, plugin_manager
+from .plugins import (PluginSet, collect_output_formats, collect_pack_roots, local_pack_roots,
+                      plugin_manager)
 from .quant_formats import resolve_format, type_of
 from .specs import (TENSOR_CLASSES, ArchitecturePack, BlockType, CatalogPack, ImporterPack, EngineSpec, FormulaPack, HardwareSpec, InputPack, KVCachePack,
                     KVCacheType, MeasurementPack, ModelSpec, ProfilePack, Provider, QuantFormat, QuantizationPack,
                     ReportPack, ScenarioPack, SelectionPack, VerdictPack, WorkloadSpec)
+from .views import LoadedPack
 
 KINDS_WITH_NAMES = ("model", "hardware", "provider", "quant", "kv", "engine", "scenario",
                     "workload", "profile", "host")
-
-
-@attrs.frozen
-class LoadedPack:
-    """A pack as ``packs list`` shows it."""
-
-    kind: str
-    id: str
-    name: str
-    path: str
-    origin: str
-    obj: Any = attrs.field(eq=False, repr=False)
-    replaces: tuple["LoadedPack", ...] = attrs.field(default=(), eq=False, repr=False)
-
-    @property
-    def override_line(self) -> int | None:
-        pack = getattr(self.obj, "pack", None)
-        return pack.line_of("override") if pack is not None else None
 
 
 def _key(text: str) -> str:
@@ -62,6 +47,9 @@ class Registry:
         self.warnings = tuple(warnings)
         #: the profile whose formulas ``graph`` holds (None when no profile pack exists)
         self.profile = profile
+        #: the output formats of the plugins this registry was loaded with (None for a
+        #: registry linked by hand: fitproof.api.output_formats then gives the built-ins)
+        self.output_formats: Formats | None = None
         self.profiles: dict[str, ProfilePack] = {}
         self.models: dict[str, ModelSpec] = {}
         self.hardware: dict[str, HardwareSpec] = {}
@@ -174,7 +162,9 @@ class Registry:
         graph, problems = profile_graph(self.packs, wanted)
         if problems:
             raise PackError(problems)
-        return Registry(self.packs, graph, self.warnings, wanted)
+        registry = Registry(self.packs, graph, self.warnings, wanted)
+        registry.output_formats = self.output_formats
+        return registry
 
     def check_profiles(self) -> list[Problem]:
         """Problems in the formulas of every profile but the one already linked."""
@@ -345,11 +335,17 @@ def profile_graph(loaded: Sequence[LoadedPack], profile: str | None,
 # -- loading --------------------------------------------------------------------------------
 def pack_sources(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool = True,
                  extra_plugins: Iterable[object] = (), environ: dict[str, str] | None = None,
+                 formats: list[Formats] | None = None,
                  ) -> tuple[list[PackSource], list[Problem], list[str]]:
-    """Every pack file fitproof would load, in load order, with problems and warnings."""
+    """Every pack file fitproof would load, in load order, with problems and warnings
+    (and, into ``formats`` when given, the output formats the same plugins register)."""
     plugin_set = plugin_manager(entry_points_group="fitproof" if plugins else None,
                                 extra_plugins=extra_plugins)
     roots, warnings = collect_pack_roots(plugin_set)
+    if formats is not None:
+        found, format_warnings = collect_output_formats(plugin_set)
+        formats.append(found)
+        warnings += format_warnings
     roots += local_pack_roots(pack_dirs, environ=environ)
     sources, problems = find_pack_files(roots)
     return sources, problems, list(plugin_set.warnings) + warnings
@@ -373,8 +369,10 @@ def load_registry(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool 
     directly. ``profile`` picks the formula profile (default: the profile pack marked
     ``default: true``).
     """
+    formats: list[Formats] = []
     sources, problems, warnings = pack_sources(pack_dirs, plugins=plugins,
-                                               extra_plugins=extra_plugins, environ=environ)
+                                               extra_plugins=extra_plugins, environ=environ,
+                                               formats=formats)
     loaded, load_problems = load_sources(sources, use_cache)
     problems += load_problems
     origin_of = {source.path: source.origin for source in sources}
@@ -398,6 +396,7 @@ def load_registry(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool 
             continue
         if strict and registry.warnings:
             raise PackError([Problem(f"(--strict) {w}") for w in registry.warnings])
+        registry.output_formats = formats[0]
         return registry.with_profile(profile)
 
 

@@ -20,141 +20,8 @@ from .formula_parser import parse_formula
 from .launch import engine_kv_flag, launch_command
 from .registry import Registry
 from .scenario import SELECTORS, Scenario, resolve_scenario
-
-
-@attrs.frozen
-class Cell:
-    """One number of the report: value, unit, display precision and the quantity behind it."""
-
-    value: float | None
-    unit: str
-    quantity: str
-    precision: int | None = None
-    display: str = "number"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "unit": self.unit, "quantity": self.quantity}
-
-
-@attrs.frozen
-class Pick:
-    """A recommended accelerator, machine or cloud offer."""
-
-    slot: str
-    id: str | None
-    name: str | None
-    hardware: str | None
-    devices: int
-    memory_gb: float | None
-    price: Cell
-
-
-@attrs.frozen
-class ProviderRow:
-    listing: str
-    provider: str
-    offer: str | None
-    hardware: str | None
-    devices: int
-    tiers: tuple[str, ...]
-    memory_gb: float | None
-    hourly: Cell
-    monthly: Cell
-    billing: str | None
-
-
-@attrs.frozen
-class FineTuneRow:
-    workload: str
-    label: str
-    weights: Cell
-    training_state: Cell
-    activations: Cell
-    total: Cell
-    verdict: Verdict | None
-    recommended: Pick
-
-
-@attrs.frozen
-class HardwareRow:
-    hardware: str
-    name: str
-    physical_gb: Cell
-    usable_gib: Cell
-    bandwidth_gbs: float
-    totals: tuple[Cell, ...]
-    decode_tps: Cell
-    verdict: Verdict | None
-
-
-@attrs.frozen
-class QuantRow:
-    quant: str
-    label: str
-    size_basis: str
-    weights: Cell
-    kv_cache: Cell
-    total_gib: Cell
-    total_gb: Cell
-    decode_tps: Cell
-    verdict: Verdict | None
-    recommended: Pick
-
-
-@attrs.frozen
-class ContextRow:
-    context: int
-    kv_cache: Cell
-    total_gib: Cell
-    total_gb: Cell
-    verdict: Verdict | None
-
-
-@attrs.frozen
-class ModelRow:
-    model: str
-    name: str
-    total_gib: Cell
-    decode_tps: Cell
-    verdict: Verdict | None
-
-
-@attrs.frozen
-class KVTuning:
-    contexts: tuple[int, int]
-    kv_cache: tuple[Cell, Cell]
-    totals: tuple[Cell, Cell]
-    compressed_kv: str
-    compressed_kv_cache: Cell
-    compressed_total: Cell
-    saving: Cell
-    saving_formula: str
-    flags: tuple[tuple[str, str], ...]
-
-
-@attrs.frozen
-class Report:
-    """Everything the sizing report shows, as evaluated cells."""
-
-    scenario: Scenario
-    estimate: Estimate
-    headline: dict[str, Cell]
-    picks: tuple[Pick, ...]
-    launch: tuple[tuple[str, str], ...]
-    providers: tuple[ProviderRow, ...]
-    tco: dict[str, Cell]
-    best_single: Pick | None
-    finetune: tuple[FineTuneRow, ...]
-    kv_tuning: KVTuning | None
-    contexts: tuple[ContextRow, ...]
-    compatibility: tuple[HardwareRow, ...]
-    compare_contexts: tuple[int, ...]
-    quantizations: tuple[QuantRow, ...]
-    other_models: tuple[ModelRow, ...]
-
-    @property
-    def verdict(self) -> Verdict | None:
-        return self.estimate.verdict
+from .report_view import (Cell, ContextRow, FineTuneRow, HardwareRow, KVTuning, ModelRow, Pick,
+                          ProviderRow, QuantRow, Report, ReportView)
 
 
 HEADLINE = ("weights_gib", "kv_cache_gib", "overhead_gib", "offload_gib", "total_gib",
@@ -227,7 +94,7 @@ def build_report(registry: Registry, scenario: Scenario) -> Report:
     tco = {name: _cell(registry, name, estimate.value(name)) for name in TCO}
     best_single = next((p for p in picks if p.slot == "best_single_gpu"), None)
     return Report(
-        scenario=scenario, estimate=estimate, headline=headline, picks=picks,
+        scenario=scenario, estimate=estimate.view(), headline=headline, picks=picks,
         launch=_launch(registry, scenario, estimate), providers=_providers(registry, estimate),
         tco=tco, best_single=best_single, finetune=_finetune(registry, scenario),
         kv_tuning=_kv_tuning(registry, scenario), contexts=_contexts(registry, scenario),
@@ -235,6 +102,20 @@ def build_report(registry: Registry, scenario: Scenario) -> Report:
         compare_contexts=tuple(spec.compare_contexts),
         quantizations=_quantizations(registry, scenario),
         other_models=_other_models(registry, scenario))
+
+
+def report_view(registry: Registry, report: Report) -> ReportView:
+    """``report`` with the pack facts its text names, for the renderers."""
+    scenario = report.scenario
+    workload = registry.workloads.get(scenario.workload)
+    return ReportView(
+        report=report, model=registry.models[scenario.model],
+        quant=registry.quant_formats[scenario.quant][0], hardware=dict(registry.hardware),
+        accelerators=tuple(registry.accelerators), providers=dict(registry.providers),
+        kv_label=registry.kv_types[scenario.kv][0].label or scenario.kv,
+        engine_name=registry.engines[scenario.engine].name,
+        workload_name=workload.name if workload is not None else scenario.workload,
+        catalogs=dict(registry.catalogs))
 
 
 def _variant(registry: Registry, scenario: Scenario, **changes: Any) -> Scenario:

@@ -12,37 +12,7 @@ from .errors import InputError
 from .evaluator import ScenarioRow
 from .namespaces import FieldValue, hardware_backends
 from .registry import Registry
-
-SELECTORS = ("model", "hardware", "quant", "kv", "engine", "workload", "host")
-
-
-@attrs.frozen
-class Scenario:
-    """Every choice and input of one evaluation, resolved to pack ids and numbers."""
-
-    model: str
-    hardware: str
-    quant: str
-    kv: str
-    engine: str
-    workload: str
-    host: str  # the machine whose memory holds offloaded weights (a cpu hardware pack)
-    inputs: Mapping[str, float]
-    origins: Mapping[str, str] = attrs.field(factory=dict, eq=False)
-    backend: str | None = None  # the device's compute backend, when not its pack's own
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready form: the five ids, then every input."""
-        result: dict[str, Any] = {key: getattr(self, key) for key in SELECTORS}
-        if self.backend is not None:
-            result["backend"] = self.backend
-        for name, value in self.inputs.items():
-            if math.isnan(value):
-                result[name] = None
-            else:
-                result[name] = int(value) if float(value).is_integer() else value
-        return result
-
+from .views import SELECTORS, Scenario
 
 def resolve_scenario(registry: Registry, *, model: str | None = None,
                      hardware: str | None = None, quant: str | None = None,

@@ -11,27 +11,7 @@ from .errors import PackError, Problem
 from .loader import find_pack_files
 from .plugins import PackRoot
 from .registry import LoadedPack, link, load_sources, pack_sources
-
-
-@attrs.frozen
-class FileResult:
-    path: str
-    kind: str | None
-    id: str | None
-    problems: tuple[Problem, ...]
-
-
-@attrs.frozen
-class ValidationReport:
-    """Per-file results, then problems found when the files join the installed packs."""
-
-    files: tuple[FileResult, ...]
-    context: tuple[Problem, ...]
-    warnings: tuple[str, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        return not self.context and not self.warnings and all(not f.problems for f in self.files)
+from .views import FileResult, ValidationReport
 
 
 def validate_paths(paths: Iterable[str], *, plugins: bool = True) -> ValidationReport:

@@ -80,6 +80,22 @@ def test_the_installed_plugin_adds_its_packs_and_uninstalling_removes_them(insta
     assert [(o["offer"], o["hourly"]["value"], o["billing"]) for o in offers] == [
         ("beam-cloud/a10g", 1.6818, "per-second")]
 
+    # the plugin's output format: estimate --format csv, with the values of --json
+    table = fitproof("estimate", "qwen3-8b", "--on", "A10G", "--format", "csv")
+    assert table.returncode == 0 and table.stderr == "", table.stderr
+    lines = table.stdout.splitlines()
+    assert lines[0] == "quantity,value,unit,source"
+    rows = {line.split(",")[0]: line.split(",") for line in lines[1:]}
+    assert float(rows["usable_gib"][1]) == pytest.approx(usable["value"], abs=0.05)
+    assert rows["usable_gib"][2] == "GiB"
+    assert rows["total_gib"][3] == data["quantities"]["total_gib"]["source"]
+    assert len(rows) == len(data["quantities"])
+    # the format exists for estimate only: report lists its own formats
+    wrong = fitproof("report", "qwen3-8b", "--on", "A10G", "--format", "csv")
+    assert wrong.returncode == 2
+    assert wrong.stderr == ("fitproof: error: fitproof report has no output format 'csv'; "
+                            "choose from text, markdown, html, json\n")
+
     pip("uninstall", "--yes", "--quiet", DISTRIBUTION)
     after = fitproof("estimate", "qwen3-8b", "--on", "A10G")
     assert after.returncode == 2

@@ -12,7 +12,7 @@ import pytest
 import fitproof
 from fitproof.renderers.i18n import Messages
 from fitproof.renderers.report_document import _Writer
-from fitproof.report import Cell, build_report
+from fitproof.report import Cell, build_report, report_view
 
 from .golden.seed_pages import Shown, load_seed_pages
 from .test_golden_seed_pages import shown_text
@@ -38,8 +38,9 @@ class _Reports(dict):
             registry, model=registry.resolve("model", page.meta.model), hardware=hardware,
             quant=page.meta.quant, inputs={"context": page.meta.context_tokens})
         report = build_report(registry, scenario)
-        messages = Messages(registry, page.meta.language)
-        self[stem] = (report, messages, _Writer(report, registry, messages, compact=False))
+        messages = Messages(registry.catalogs, page.meta.language)
+        self[stem] = (report, messages, _Writer(report_view(registry, report), messages,
+                                                compact=False))
         return self[stem]
 
 
@@ -144,9 +145,9 @@ def test_recommended_hardware(reports, stem, slot):
     pick = next(p for p in report.picks if p.slot == SLOTS[slot])
     if slot == "cloud":
         provider = pick.id.split("/")[0]
-        assert report.estimate.registry.providers[provider].name == shown.name
+        assert writer.view.providers[provider].name == shown.name
         assert t.money(pick.price.value, 2) == shown.hourly_usd.text
-        assert f"{pick.devices}x {report.estimate.registry.hardware[pick.hardware].name}" \
+        assert f"{pick.devices}x {writer.view.hardware[pick.hardware].name}" \
             == shown.instance
     else:
         expected = shown.name if shown.memory_gb is None or "(" in shown.name else \
@@ -267,10 +268,9 @@ def test_compatibility_rows(reports, stem):
 # -- the remaining repeats: configurator panel, speed simulator, intro, link lists ----------
 @pytest.mark.parametrize("stem", LOCALISED)
 def test_configurator_panel(reports, stem):
-    report, t, _ = reports[stem]
+    report, t, writer = reports[stem]
     panel, h = PAGES[stem].configurator, report.headline
-    registry = report.estimate.registry
-    hardware = registry.hardware[report.scenario.hardware]
+    hardware = writer.view.hardware[report.scenario.hardware]
     assert t.number(h["params_total"].value / 1e9, 2) == panel.total_params_b.text
     assert t.number(h["params_active"].value / 1e9, 2) == panel.active_params_b.text
     same(h["weights_gib"], panel.weights_gib, t)
@@ -283,14 +283,14 @@ def test_configurator_panel(reports, stem):
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_speed_simulator_and_intro(reports, stem):
-    report, t, _ = reports[stem]
+    report, t, writer = reports[stem]
     page, h = PAGES[stem], report.headline
     same(h["ttft_ms"], page.simulator.ttft_ms, t)
     same(h["decode_tps"], page.simulator.decode_tok_s, t)
     same(h["total_gib"], page.simulator.required_gib, t)
     assert t.number(h["params_total"].value / 1e9, 2) == page.intro.total_params_b.text
     assert t.number(h["params_active"].value / 1e9, 2) == page.intro.active_params_b.text
-    assert str(report.estimate.registry.quant_formats[page.intro.quant][0].bits) == \
+    assert str(writer.view.quant.bits) == \
         page.intro.weight_bits.text
     if page.intro.decode_tok_s is not None:
         same(h["decode_tps"], page.intro.decode_tok_s, t)

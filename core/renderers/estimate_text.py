@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..estimate import Estimate
+from ..views import EstimateView
 from .display import display_number, signed
 
 
-def _q(result: Estimate, name: str, unit: str = "", prefix: str = "") -> str:
+def _q(result: EstimateView, name: str, unit: str = "", prefix: str = "") -> str:
     """``name`` as displayed, with ``prefix`` and `` unit``; a bare ``n/a`` when unknown."""
     quantity = result.quantities.get(name)
     if quantity is None or quantity.value is None:
@@ -15,7 +15,7 @@ def _q(result: Estimate, name: str, unit: str = "", prefix: str = "") -> str:
     return f"{text} {unit}" if unit else text
 
 
-def _banded(result: Estimate, name: str, unit: str) -> str:
+def _banded(result: EstimateView, name: str, unit: str) -> str:
     """``~value unit (low–high)``: a speed with the error band its profile gives, if any."""
     text = _q(result, name, unit, "~")
     low, high = (result.quantities.get(f"{name}_{edge}") for edge in ("low", "high"))
@@ -25,26 +25,23 @@ def _banded(result: Estimate, name: str, unit: str) -> str:
             f"{display_number(high.value, high.precision, high.display)})")
 
 
-def _host(result: Estimate) -> str:
+def _host(result: EstimateView) -> str:
     """Which machine's memory holds the offloaded weights, when some are offloaded."""
     if "host_bandwidth_gbs" not in result.quantities:  # a profile without a host term
         return ""
     if not (result.value("host_decode_weights_gib") or result.value("offload_gib")):
         return ""
-    host = result.registry.hardware[result.scenario.host]
-    return f" (host: {host.display_name})"
+    return f" (host: {result.host_name})"
 
 
-def _unknown_verdict(result: Estimate) -> str:
+def _unknown_verdict(result: EstimateView) -> str:
     """Why no verdict rule could decide: the first step where the unknown starts."""
-    causes = result.derivation("verdict").root_causes()
-    if not causes:
+    if result.unknown_cause is None:
         return "Unknown: figures are missing"
-    cause = causes[0]
-    return f"Unknown: {cause.name} is {cause.missing or 'unknown'} ({cause.location})"
+    return f"Unknown: {result.unknown_cause}"
 
 
-def _device_lines(result: Estimate, gpus: int) -> list[str]:
+def _device_lines(result: EstimateView, gpus: int) -> list[str]:
     """How several devices share the model: per device, as the fit is judged."""
     if gpus < 2 or "device_required_gib" not in result.quantities:
         return []
@@ -54,30 +51,26 @@ def _device_lines(result: Estimate, gpus: int) -> list[str]:
             f"{_q(result, 'device_usable_gib', 'GiB')} usable ({split})"]
 
 
-def _kv_capacity_lines(result: Estimate) -> list[str]:
+def _kv_capacity_lines(result: EstimateView) -> list[str]:
     """What an engine that turns its budget into KV cache logs: tokens and concurrency."""
-    engine = result.registry.engines[result.scenario.engine]
-    if not engine.kv_from_budget or result.value("kv_capacity_tokens") is None:
+    if not result.kv_from_budget or result.value("kv_capacity_tokens") is None:
         return []
     tokens = int(result.value("kv_capacity_tokens") or 0)
     return [f"    KV cache capacity         {tokens:,} tokens "
             f"({_q(result, 'max_concurrency')}x the context)"]
 
 
-def render_estimate(result: Estimate) -> str:
+def render_estimate(result: EstimateView) -> str:
     """A compact, readable summary of one scenario (fits in 80 columns)."""
-    registry, scenario = result.registry, result.scenario
-    model = registry.models[scenario.model]
-    hardware = registry.hardware[scenario.hardware]
-    engine = registry.engines[scenario.engine]
+    scenario = result.scenario
     inputs = scenario.inputs
     gpus = int(inputs.get("gpus", 1))
     devices = f"{gpus}x " if gpus > 1 else ""
     verdict = result.verdict.label if result.verdict else _unknown_verdict(result)
     lines = [
-        f"{model.name} on {devices}{hardware.display_name}",
+        f"{result.model_name} on {devices}{result.hardware_name}",
         f"{scenario.quant} · {int(inputs['context']):,} tokens context · KV {scenario.kv} · "
-        f"batch {int(inputs['batch'])} · {engine.name}",
+        f"batch {int(inputs['batch'])} · {result.engine_name}",
         "",
         f"  {verdict}",
         "",
@@ -104,7 +97,7 @@ def render_estimate(result: Estimate) -> str:
         "",
         "  Cost",
     ]
-    offer = result.selections().get("cheapest_offer", {})
+    offer = result.selections.get("cheapest_offer", {})
     if offer.get("label"):
         lines.append(f"    Per 1M tokens             {_q(result, 'cost_per_mtok_usd', '', '$')} at "
                      f"{_q(result, 'cloud_hourly_usd', '', '$')}/h ({offer['label']})")

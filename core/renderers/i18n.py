@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from ..errors import InputError
-from ..registry import Registry
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 from ..rounding import round_half_away
 from .display import display_number
+
+if TYPE_CHECKING:
+    from ..specs import CatalogPack
 
 FALLBACK = "en"
 
@@ -13,13 +18,13 @@ FALLBACK = "en"
 class Messages:
     """Looks up report texts in the catalog of ``language`` (falling back to English)."""
 
-    def __init__(self, registry: Registry, language: str = FALLBACK):
-        if language not in registry.catalogs:
-            choices = ", ".join(sorted(registry.catalogs)) or "none"
+    def __init__(self, catalogs: Mapping[str, CatalogPack], language: str = FALLBACK):
+        if language not in catalogs:
+            choices = ", ".join(sorted(catalogs)) or "none"
             raise InputError(f"no catalog for language {language!r}; available: {choices}")
         self.language = language
-        self.catalog = registry.catalogs[language]
-        self.fallback = registry.catalogs.get(FALLBACK, self.catalog)
+        self.catalog = catalogs[language]
+        self.fallback = catalogs.get(FALLBACK, self.catalog)
 
     def __call__(self, key: str, **values: object) -> str:
         """The message ``key`` with ``{name}`` placeholders filled."""

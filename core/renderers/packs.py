@@ -6,9 +6,7 @@ from typing import Any
 
 import attrs
 
-from ..errors import InputError, UnknownIdError
-from ..registry import LoadedPack, Registry
-from ..validate import ValidationReport
+from ..views import LoadedPack, PacksView, PackView, ValidationReport
 
 
 def pack_summary(pack: LoadedPack) -> dict[str, Any]:
@@ -17,7 +15,12 @@ def pack_summary(pack: LoadedPack) -> dict[str, Any]:
             "origin": pack.origin}
 
 
-def render_list(packs: list[LoadedPack]) -> str:
+def packs_json(view: PacksView) -> list[dict[str, Any]]:
+    return [pack_summary(p) for p in view.packs]
+
+
+def render_list(view: PacksView) -> str:
+    packs = view.packs
     rows = [(p.kind, p.id, p.name, p.path) for p in packs]
     widths = [max(len(r[i]) for r in rows) if rows else 0 for i in range(3)]
     lines = [f"{k:<{widths[0]}}  {i:<{widths[1]}}  {n:<{widths[2]}}  {s}" for k, i, n, s in rows]
@@ -25,32 +28,8 @@ def render_list(packs: list[LoadedPack]) -> str:
     return "\n".join(lines)
 
 
-def find_pack(registry: Registry, name: str, kind: str | None) -> LoadedPack:
-    """The pack called ``name`` (id or alias), of ``kind`` when given."""
-    aliased_kinds = ("model", "hardware", "provider", "engine", "scenario")  # have aliases
-    matches = [p for p in registry.packs if p.id == name and (not kind or p.kind == kind)]
-    if not matches:
-        for pack_kind in ([kind] if kind else aliased_kinds):
-            try:
-                found = registry.resolve(pack_kind, name)
-            except (UnknownIdError, KeyError):
-                continue
-            matches = [p for p in registry.packs if p.kind == pack_kind and p.id == found]
-            if matches:
-                break
-    if not matches:
-        import difflib
-
-        ids = sorted({p.id for p in registry.packs if not kind or p.kind == kind})
-        close = difflib.get_close_matches(name.lower(), ids, n=3, cutoff=0.5)
-        raise UnknownIdError(kind or "pack", name, close)
-    if len(matches) > 1:
-        raise InputError(f"{name!r} is the id of several packs "
-                         f"({', '.join(p.kind for p in matches)}); add --kind")
-    return matches[0]
-
-
-def pack_detail(pack: LoadedPack) -> dict[str, Any]:
+def pack_detail(view: PackView) -> dict[str, Any]:
+    pack = view.pack
     data = attrs.asdict(pack.obj, filter=lambda a, v: a.name != "pack" and v not in (None, (), {}))
     overrides = [{"source": old.path, "origin": old.origin} for old in reversed(pack.replaces)]
     return {**pack_summary(pack), "overrides": overrides, "content": data}
@@ -68,7 +47,8 @@ def precedence(pack: LoadedPack) -> list[str]:
     return lines
 
 
-def render_show(registry: Registry, pack: LoadedPack) -> str:
+def render_show(view: PackView) -> str:
+    pack = view.pack
     lines = [f"{pack.kind} {pack.id}: {pack.name}",
              f"  file:   {pack.path}",
              f"  from:   {pack.origin}",

@@ -6,19 +6,19 @@ and sentence from the language's catalog.
 
 from __future__ import annotations
 
-from ..registry import Registry
-from ..report import Cell, Pick, Report
+from ..report_view import Cell, Pick, Report, ReportView
 from .blocks import Block, Code, Facts, Heading, Paragraph, Table
 from .i18n import Messages
 
 
 class _Writer:
-    def __init__(self, report: Report, registry: Registry, t: Messages, compact: bool):
-        self.report, self.registry, self.t, self.compact = report, registry, t, compact
+    def __init__(self, view: ReportView, t: Messages, compact: bool):
+        report = view.report
+        self.report, self.view, self.t, self.compact = report, view, t, compact
         scenario = report.scenario
-        self.model = registry.models[scenario.model]
-        self.hardware = registry.hardware[scenario.hardware]
-        self.quant = registry.quant_formats[scenario.quant][0]
+        self.model = view.model
+        self.hardware = view.hardware[scenario.hardware]
+        self.quant = view.quant
         self.h = report.headline
         self.blocks: list[Block] = []
 
@@ -44,7 +44,7 @@ class _Writer:
     def pick_name(self, pick: Pick, *, with_memory: bool = True) -> str:
         if pick.id is None:
             return self.t("recommend.none")
-        name = self.registry.hardware[pick.hardware].name
+        name = self.view.hardware[pick.hardware].name
         if pick.devices > 1:
             name = f"{pick.devices}x {name}"
         if with_memory and pick.memory_gb is not None:
@@ -64,18 +64,18 @@ class _Writer:
         """'1x RTX 3090 (Verified Host)', as the provider table names an offer."""
         if row.offer is None:
             return None
-        name = f"{row.devices}x {self.registry.hardware[row.hardware].name}"
+        name = f"{row.devices}x {self.view.hardware[row.hardware].name}"
         tiers = " · ".join(self.tier(t) for t in row.tiers)
         return f"{name} ({tiers})" if tiers else name
 
     def offer_text(self, pick: Pick) -> str:
         """'Vast.ai · 1x RTX 3090 (Verified Host)' for a cloud pick, tiers localised."""
         provider_id, _, offer_id = (pick.id or "").partition("/")
-        provider = self.registry.providers.get(provider_id)
+        provider = self.view.providers.get(provider_id)
         offer = next((o for o in provider.offers if o.id == offer_id), None) if provider else None
         if offer is None:
             return pick.name or self.t("recommend.none")
-        text = f"{provider.name} · {int(offer.gpus.value)}x {self.registry.hardware[offer.hardware].name}"
+        text = f"{provider.name} · {int(offer.gpus.value)}x {self.view.hardware[offer.hardware].name}"
         return text + (f" ({self.tier(offer.tier)})" if offer.tier else "")
 
     def add(self, *blocks: Block) -> None:
@@ -109,12 +109,12 @@ class _Writer:
                                      f"{t.number(self.hardware.memory_bandwidth_gbs.value, 0)} GB/s"),
             (t("settings.gpus"), t.whole(scenario.inputs["gpus"])),
             (t("settings.batch"), t.whole(scenario.inputs["batch"])),
-            (t("settings.kv"), self.registry.kv_types[scenario.kv][0].label or scenario.kv),
-            (t("settings.engine"), self.registry.engines[scenario.engine].name),
+            (t("settings.kv"), self.view.kv_label),
+            (t("settings.engine"), self.view.engine_name),
             (t("settings.offload"), f"{t.number(scenario.inputs['offload'], 0)}%"),
         ]
         if scenario.workload != "inference":
-            settings.append((t("settings.workload"), self.registry.workloads[scenario.workload].name))
+            settings.append((t("settings.workload"), self.view.workload_name))
         self.add(Facts(tuple(settings)))
 
     def headline(self) -> None:
@@ -171,7 +171,7 @@ class _Writer:
 
     def cloud(self) -> None:
         t, report = self.t, self.report
-        providers = ", ".join(dict.fromkeys(self.registry.providers[r.provider].name
+        providers = ", ".join(dict.fromkeys(self.view.providers[r.provider].name
                                             for r in report.providers))
         self.add(Heading(t("cloud.title")), Paragraph(t("cloud.subtitle", providers=providers)))
         tco = report.tco
@@ -195,7 +195,7 @@ class _Writer:
                          t(f"billing.{row.billing}") if row.billing else ""))
         self.add(Table((t("cloud.provider"), t("cloud.instance"), t("cloud.vram"), t("cloud.hourly"),
                         t("cloud.monthly"), t("cloud.billing")), tuple(rows), right=(2, 3, 4)))
-        checked = sorted({p.checked for p in self.registry.providers.values() if p.checked})
+        checked = sorted({p.checked for p in self.view.providers.values() if p.checked})
         self.add(Paragraph(t("cloud.note", date=", ".join(checked))))
 
     def finetune(self) -> None:
@@ -228,7 +228,7 @@ class _Writer:
         if tuning is not None:
             small, large = tuning.contexts
             flags = t("kv.flags_joiner").join(f"{engine} {flag}" for engine, flag in tuning.flags)
-            kv_label = self.registry.kv_types[scenario.kv][0].label or scenario.kv
+            kv_label = self.view.kv_label
             self.add(Heading(t("kv.title"), 3), Paragraph(t(
                 "kv.text", model=self.model.name, architecture=self.local("architecture", self.model.architecture or ""),
                 total=self.params(h["params_total"].value),
@@ -330,14 +330,14 @@ class _Writer:
         else:
             self.add(Paragraph(t("others.none")))
         names = [f"{h.name} ({t.number(h.memory_gb.value, 0)}GB)"
-                 for h in self.registry.accelerators.values() if h.id != report.scenario.hardware]
+                 for h in map(self.view.hardware.__getitem__, self.view.accelerators)
+                 if h.id != report.scenario.hardware]
         self.add(Heading(t("elsewhere.title")), Paragraph(" · ".join(sorted(names))))
 
 
-def report_blocks(report: Report, registry: Registry, messages: Messages,
-                  compact: bool = False) -> list[Block]:
+def report_blocks(view: ReportView, messages: Messages, compact: bool = False) -> list[Block]:
     """The report's sections, in the seed pages' order."""
-    writer = _Writer(report, registry, messages, compact)
+    writer = _Writer(view, messages, compact)
     for section in (writer.title, writer.headline, writer.breakdown, writer.recommendations,
                     writer.launch, writer.cloud, writer.finetune, writer.notes, writer.contexts,
                     writer.compatibility, writer.quantizations, writer.faq, writer.elsewhere):

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..registry import Registry
-from ..report import Pick, Report
+from ..report_view import Pick, ReportView
 from .i18n import Messages
 
 
@@ -20,8 +19,9 @@ def _pick(pick: Pick) -> dict[str, Any]:
             "devices": pick.devices, "memory_gb": pick.memory_gb, "price": pick.price.to_dict()}
 
 
-def report_dict(report: Report, registry: Registry, t: Messages) -> dict[str, Any]:
+def report_dict(view: ReportView, t: Messages) -> dict[str, Any]:
     """Plain, JSON-ready form of every section."""
+    report = view.report
     result = report.estimate.to_dict()
     tuning = report.kv_tuning
     return {

@@ -1,0 +1,203 @@
+"""The public API: one function per question, each returning a value or a view.
+
+The CLI (``cli.py``) is a table of commands over these functions; a library user calls the
+same ones (``import fitproof``). Renderers never see the registry: every function that a
+command renders returns a view (``views.py``, ``report_view.py``) with everything
+evaluated, and :func:`render` turns it into text in a registered output format.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from .accuracy import score
+from .errors import InputError, UnknownIdError
+from .estimate import Batch, Estimate
+from .formats import Formats, RenderOptions
+from .registry import Registry, load_registry
+from .report import build_report, report_view
+from .report_view import ReportView
+from .scenario import Scenario, resolve_scenario
+from .version import __version__
+from .views import (Accuracy, DerivationView, EstimateView, LoadedPack, ModelsView, PacksView,
+                    PackView, ValidationReport)
+
+__all__ = [
+    "Formats", "Registry", "Scenario", "__version__", "RenderOptions", "accuracy", "estimate", "estimate_many", "estimate_view",
+    "explain", "import_gguf", "import_hf", "load", "load_registry", "models", "output_formats",
+    "pack", "packs",
+    "render", "report", "scenario", "validate_packs",
+]
+
+load = load_registry
+
+
+def scenario(registry: Registry, *, model: str | None = None, hardware: str | None = None,
+             quant: str | None = None, kv: str | None = None, engine: str | None = None,
+             workload: str | None = None, backend: str | None = None, host: str | None = None,
+             inputs: Mapping[str, float | None] | None = None,
+             input_origins: Mapping[str, str] | None = None) -> Scenario:
+    """Resolve names and inputs to a :class:`Scenario` (defaults from the default scenario)."""
+    return resolve_scenario(registry, model=model, hardware=hardware, quant=quant, kv=kv,
+                            engine=engine, workload=workload, inputs=inputs,
+                            input_origins=input_origins, backend=backend, host=host)
+
+
+def estimate(model: str | None = None, hardware: str | None = None, *,
+             quant: str | None = None, kv: str | None = None, engine: str | None = None,
+             workload: str | None = None, registry: Registry | None = None,
+             pack_dirs: Iterable[str | os.PathLike[str]] = (), profile: str | None = None,
+             backend: str | None = None, host: str | None = None,
+             **inputs: float) -> Estimate:
+    """Evaluate one scenario.
+
+    ``model`` and ``hardware`` are ids or aliases ("RTX 3090"); anything left out comes
+    from the default scenario pack. ``workload`` is ``inference`` (default), ``qlora``,
+    ``lora`` or ``full``. ``profile`` picks the formula profile (``seed``, ``measured``;
+    default: the registry's). ``backend`` runs the device through another compute backend
+    than its pack's (``vulkan`` on a Radeon, say); ``host`` is the machine whose memory
+    holds offloaded weights (a hardware pack of backend ``cpu``). Numeric inputs
+    (``context``, ``batch``, ``gpus``, ``offload``, ``prompt``, …) are keyword arguments.
+    Raises :class:`InputError` for unknown names or out-of-range inputs and
+    :class:`PackError` for invalid packs.
+    """
+    registry = (registry or load_registry(pack_dirs)).with_profile(profile)
+    return Estimate(registry, scenario(registry, model=model, hardware=hardware, quant=quant,
+                                       kv=kv, engine=engine, workload=workload, inputs=inputs,
+                                       backend=backend, host=host))
+
+
+def estimate_many(scenarios: Iterable[Scenario], *, registry: Registry) -> Batch:
+    """Evaluate many resolved scenarios in one vectorised pass (see :class:`Batch`)."""
+    return Batch(registry, list(scenarios))
+
+
+def estimate_view(registry: Registry, resolved: Scenario) -> EstimateView:
+    """``fitproof estimate``: one scenario, evaluated, as its renderers read it."""
+    return Estimate(registry, resolved).view()
+
+
+def explain(registry: Registry, resolved: Scenario, quantity: str,
+            depth: int | None = None) -> DerivationView:
+    """``fitproof explain``: how ``quantity`` was computed for the scenario."""
+    return DerivationView(Estimate(registry, resolved).derivation(quantity), depth)
+
+
+def report(registry: Registry, resolved: Scenario) -> ReportView:
+    """``fitproof report``: every section of the sizing report."""
+    return report_view(registry, build_report(registry, resolved))
+
+
+def accuracy(registry: Registry, group_by: Sequence[str] = ()) -> Accuracy:
+    """``fitproof validate``: the profile's speeds against the measurement packs."""
+    return score(registry, group_by)
+
+
+def models(registry: Registry, *, hardware: str | None = None, search: str | None = None,
+           family: str | None = None, min_params: float | None = None,
+           max_params: float | None = None, quant: str | None = None,
+           context: int | None = None, include_all: bool = False,
+           sort: str = "size") -> ModelsView:
+    """``fitproof models``: the models matching a search, evaluated on ``hardware`` if given."""
+    from .queries import models_on, search_models
+
+    found = search_models(registry, search, family=family, min_params=min_params,
+                          max_params=max_params)
+    if hardware is None:
+        return ModelsView(tuple(found))
+    hardware_id = registry.resolve("hardware", hardware)
+    wanted = {row.model for row in found}
+    rows = models_on(registry, hardware_id, quant=quant, context=context,
+                     include_all=include_all, sort=sort)
+    return ModelsView(tuple(r for r in rows if r.model in wanted),
+                      registry.hardware[hardware_id].display_name)
+
+
+def packs(registry: Registry, kind: str | None = None) -> PacksView:
+    """``fitproof packs list``: the loaded packs, of ``kind`` when given."""
+    found = [p for p in registry.packs if not kind or p.kind == kind]
+    if kind and not found:
+        kinds = sorted({p.kind for p in registry.packs})
+        raise InputError(f"no packs of kind {kind!r}; kinds are {', '.join(kinds)}")
+    return PacksView(tuple(found))
+
+
+_ALIASED_KINDS = ("model", "hardware", "provider", "engine", "scenario")  # packs with aliases
+
+
+def pack(registry: Registry, name: str, kind: str | None = None) -> PackView:
+    """``fitproof packs show``: the pack called ``name`` (id or alias), of ``kind`` if given."""
+    matches = [p for p in registry.packs if p.id == name and (not kind or p.kind == kind)]
+    if not matches:
+        matches = _by_alias(registry, name, kind)
+    if not matches:
+        ids = sorted({p.id for p in registry.packs if not kind or p.kind == kind})
+        close = difflib.get_close_matches(name.lower(), ids, n=3, cutoff=0.5)
+        raise UnknownIdError(kind or "pack", name, close)
+    if len(matches) > 1:
+        raise InputError(f"{name!r} is the id of several packs "
+                         f"({', '.join(p.kind for p in matches)}); add --kind")
+    return PackView(matches[0])
+
+
+def _by_alias(registry: Registry, name: str, kind: str | None) -> list[LoadedPack]:
+    for pack_kind in ([kind] if kind else _ALIASED_KINDS):
+        try:
+            found = registry.resolve(pack_kind, name)
+        except (UnknownIdError, KeyError):
+            continue
+        matches = [p for p in registry.packs if p.kind == pack_kind and p.id == found]
+        if matches:
+            return matches
+    return []
+
+
+def validate_packs(paths: Iterable[str], *, plugins: bool = True) -> ValidationReport:
+    """``fitproof packs validate``: each file alone, then together with the installed packs."""
+    from .validate import validate_paths
+
+    return validate_paths(paths, plugins=plugins)
+
+
+def import_hf(path: str, registry: Registry, *, model_id: str, out: str,
+              name: str | None = None, source: str | None = None,
+              hf_repo: str | None = None, force: bool = False) -> Path:
+    """``fitproof import hf``: a model pack from a Hugging Face ``config.json``; its path."""
+    from .importers.huggingface import import_config, model_pack_text, read_config
+    from .importers.writer import write_pack
+
+    imported = import_config(read_config(path), registry)
+    text = model_pack_text(model_id, name or model_id, source or path, imported, hf_repo)
+    return write_pack(text, out, model_id, force=force)
+
+
+def import_gguf(path: str, registry: Registry, *, model_id: str, out: str,
+                name: str | None = None, source: str | None = None, hf_repo: str | None = None,
+                quant: str | None = None, force: bool = False) -> Path:
+    """``fitproof import gguf``: a model pack from a GGUF file's header; its path."""
+    from .importers.gguf import import_gguf as read
+    from .importers.writer import write_pack
+
+    text = read(path, registry, model_id=model_id, name=name, source=source, hf_repo=hf_repo,
+                quant=quant)
+    return write_pack(text, out, model_id, force=force)
+
+
+def output_formats(registry: Registry | None = None) -> Formats:
+    """The output formats in use: the built-in ones and those the registry's plugins add."""
+    if registry is not None and registry.output_formats is not None:
+        return registry.output_formats
+    from .plugins import collect_output_formats, plugin_manager
+
+    return collect_output_formats(plugin_manager(entry_points_group=None
+                                                 if registry is not None else "fitproof"))[0]
+
+
+def render(view_kind: str, view: object, format: str = "text", *,
+           registry: Registry | None = None, language: str = "en",
+           depth: int | None = None) -> str:
+    """``view`` (of kind ``view_kind``, see :data:`fitproof.formats.VIEW_KINDS`) as text."""
+    return output_formats(registry).render(view_kind, format, view, RenderOptions(language, depth))

@@ -1,0 +1,75 @@
+"""The built-in output formats: which renderer turns each kind of view into which format."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..formats import OutputFormat, RenderOptions
+from ..report_view import ReportView
+from ..views import ModelsView
+from . import accuracy, blocks, explain, models, packs
+from .estimate_text import render_estimate
+from .i18n import Messages
+from .report_document import report_blocks
+from .report_json import report_dict
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _report_text(view: ReportView, options: RenderOptions) -> str:
+    messages = Messages(view.catalogs, options.language)
+    return blocks.render_text(report_blocks(view, messages, compact=True))
+
+
+def _report_markdown(view: ReportView, options: RenderOptions) -> str:
+    return blocks.render_markdown(report_blocks(view, Messages(view.catalogs, options.language)))
+
+
+def _report_html(view: ReportView, options: RenderOptions) -> str:
+    messages = Messages(view.catalogs, options.language)
+    document = report_blocks(view, messages)
+    return blocks.render_html(document, document[0].text, messages.language)
+
+
+def _report_json(view: ReportView, options: RenderOptions) -> str:
+    return _json(report_dict(view, Messages(view.catalogs, options.language)))
+
+
+def _models_markdown(view: ModelsView, options: RenderOptions) -> str:
+    return blocks.render_markdown(models.models_blocks(view))
+
+
+BUILTIN_FORMATS = (
+    OutputFormat("text", "estimate", lambda v, o: render_estimate(v), "the headline card"),
+    OutputFormat("json", "estimate", lambda v, o: _json(v.to_dict()),
+                 "scenario, every quantity with its source, verdict, selections"),
+    OutputFormat("text", "report", _report_text, "the sizing report, for a terminal"),
+    OutputFormat("markdown", "report", _report_markdown, "the sizing report as Markdown"),
+    OutputFormat("html", "report", _report_html, "the sizing report as one HTML page"),
+    OutputFormat("json", "report", _report_json, "every section of the report"),
+    OutputFormat("text", "derivation",
+                 lambda v, o: explain.render_text(v.derivation, o.depth), "the derivation tree"),
+    OutputFormat("markdown", "derivation",
+                 lambda v, o: explain.render_markdown(v.derivation, o.depth), "as Markdown"),
+    OutputFormat("latex", "derivation", lambda v, o: explain.render_latex(v.derivation),
+                 "the formula and its substitution as LaTeX"),
+    OutputFormat("json", "derivation", lambda v, o: _json(explain.to_dict(v.derivation)),
+                 "the derivation tree"),
+    OutputFormat("text", "models", lambda v, o: models.render_models(v), "a table"),
+    OutputFormat("markdown", "models", _models_markdown, "a Markdown table"),
+    OutputFormat("json", "models", lambda v, o: _json(models.models_json(v)), "one object per model"),
+    OutputFormat("text", "packs", lambda v, o: packs.render_list(v), "one line per pack"),
+    OutputFormat("json", "packs", lambda v, o: _json(packs.packs_json(v)), "one object per pack"),
+    OutputFormat("text", "pack", lambda v, o: packs.render_show(v), "fields with their lines"),
+    OutputFormat("json", "pack", lambda v, o: _json(packs.pack_detail(v)), "the pack's content"),
+    OutputFormat("text", "accuracy", lambda v, o: accuracy.render_accuracy_text(v), "tables"),
+    OutputFormat("markdown", "accuracy", lambda v, o: accuracy.render_accuracy_markdown(v),
+                 "Markdown tables"),
+    OutputFormat("json", "accuracy", lambda v, o: _json(accuracy.accuracy_json(v)),
+                 "every group and row"),
+    OutputFormat("text", "validation", lambda v, o: packs.render_validation(v),
+                 "one line per file"),
+)
