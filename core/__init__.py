@@ -19,7 +19,8 @@ from .derivation import Derivation
 from .errors import EvaluationError, FitproofError, InputError, PackError, Problem, UnknownIdError
 from .estimate import Batch, Estimate
 from .hookspecs import hookimpl
-from .registry import Registry, load_registry
+from .linking import load_registry
+from .registry import Registry
 from .scenario import resolve_scenario
 from .specs import HardwareSpec, ModelSpec, Provider
 from .version import __version__

@@ -10,8 +10,6 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-import attrs
-
 from .errors import InputError
 from .registry import Registry
 from .scenario import Scenario, figure_value, resolve_scenario

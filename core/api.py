@@ -17,7 +17,8 @@ from .accuracy import score
 from .errors import InputError, UnknownIdError
 from .estimate import Batch, Estimate
 from .formats import Formats, RenderOptions
-from .registry import Registry, load_registry
+from .linking import load_registry
+from .registry import Registry
 from .report import build_report, report_view
 from .report_view import ReportView
 from .scenario import Scenario, resolve_scenario

@@ -7,11 +7,9 @@ Exit codes: 0 success; 1 a pack or input is invalid; 2 command-line usage error
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from . import api
 from .errors import FitproofError, InputError, PackError

@@ -5,10 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-import attrs
-
 from .errors import InputError
-from .estimate import Batch, Verdict
+from .estimate import Batch
 from .registry import Registry
 from .scenario import resolve_scenario
 from .views import ModelFit

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
 import numpy as np
 
 from .compiled import compile_tree
-from .errors import FitproofError, InputError
+from .errors import FitproofError
 from .estimate import Batch, Estimate, Verdict
 from .formula_parser import parse_formula
 from .launch import engine_kv_flag, launch_command

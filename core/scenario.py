@@ -6,8 +6,6 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-import attrs
-
 from .errors import InputError
 from .evaluator import ScenarioRow
 from .namespaces import FieldValue, hardware_backends

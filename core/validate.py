@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
-
-import attrs
 
 from .errors import PackError, Problem
 from .loader import find_pack_files
 from .plugins import PackRoot
-from .registry import LoadedPack, link, load_sources, pack_sources
-from .views import FileResult, ValidationReport
+from .linking import link, load_sources, pack_sources
+from .views import FileResult, LoadedPack, ValidationReport
 
 
 def validate_paths(paths: Iterable[str], *, plugins: bool = True) -> ValidationReport:

@@ -11,13 +11,16 @@ CORE = Path(__file__).resolve().parent.parent / "core"
 
 # module → the core modules it may import (docs/architecture.md)
 ALLOWED = {
-    "__init__": {"api", "derivation", "errors", "estimate", "hookspecs", "registry", "scenario",
-                 "specs", "version", "views"},
+    "__init__": {"api", "derivation", "errors", "estimate", "hookspecs", "linking", "registry",
+                 "scenario", "specs", "version", "views"},
     "__main__": {"cli"},
     "accuracy": {"errors", "estimate", "registry", "scenario", "specs", "views"},
-    "api": {"accuracy", "errors", "estimate", "formats", "importers", "plugins", "queries",
-            "registry", "report", "report_view", "scenario", "validate", "version", "views"},
+    "api": {"accuracy", "errors", "estimate", "formats", "importers", "linking", "plugins",
+            "queries", "registry", "report", "report_view", "scenario", "validate", "version",
+            "views"},
     "builtin": {"hookspecs", "renderers"},
+    "candidates": {"evaluator", "namespaces", "specs"},
+    "checks": {"errors", "launch", "names", "quant_formats", "specs", "views"},
     "cli": {"api", "errors"},
     "compiled": {"formula_parser", "rounding"},
     "derivation": {"evaluator", "formula_parser", "numbers", "symbolic"},
@@ -29,14 +32,18 @@ ALLOWED = {
     "graph": {"compiled", "errors", "formula_parser", "namespaces", "specs"},
     "hookspecs": set(),
     "launch": {"compiled", "evaluator", "formula_parser", "registry", "scenario", "specs"},
+    "linking": {"checks", "errors", "formats", "loader", "plugins", "profiles", "registry",
+                "views"},
     "loader": {"errors", "plugins", "specs", "validation", "version", "yaml_reader"},
+    "names": set(),
     "namespaces": {"specs", "validation"},
     "numbers": set(),
     "plugins": {"formats", "hookspecs"},
+    "profiles": {"errors", "graph", "specs", "views"},
     "quant_formats": {"specs", "validation"},
     "queries": {"errors", "estimate", "registry", "scenario", "views"},
-    "registry": {"errors", "evaluator", "formats", "graph", "launch", "loader", "namespaces",
-                 "plugins", "quant_formats", "specs", "views"},
+    "registry": {"candidates", "errors", "formats", "graph", "names", "namespaces", "profiles",
+                 "quant_formats", "specs", "views"},
     "report": {"compiled", "errors", "estimate", "formula_parser", "launch", "queries",
                "registry", "report_view", "scenario"},
     "report_view": {"specs", "views"},
@@ -44,7 +51,7 @@ ALLOWED = {
     "scenario": {"errors", "evaluator", "namespaces", "registry", "views"},
     "specs": set(),
     "symbolic": {"formula_parser"},
-    "validate": {"errors", "loader", "plugins", "registry", "views"},
+    "validate": {"errors", "linking", "loader", "plugins", "views"},
     "validation": {"errors", "yaml_reader"},
     "version": set(),
     "views": {"derivation", "errors", "specs"},
@@ -92,3 +99,55 @@ def test_renderers_never_compute():
     for path in (CORE / "renderers").glob("*.py"):
         reached = imports_of(path, "renderers")
         assert not reached & {"evaluator", "compiled", "graph", "formula_parser"}, path.name
+
+
+def _graph() -> dict[str, set[str]]:
+    """Every core module and the core modules it imports (packages by their modules)."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted(CORE.rglob("*.py")):
+        package = path.parent.name if path.parent != CORE else None
+        name = path.stem if package is None else f"{package}.{path.stem}"
+        found = imports_of(path, package)
+        graph[name] = {f"{n}" for n in found}
+    return graph
+
+
+def test_no_import_circle_in_core():
+    graph = _graph()
+    state: dict[str, int] = {}
+    for start in graph:  # iterative depth-first search; a grey node met again is a circle
+        if start in state:
+            continue
+        stack = [(start, iter(sorted(graph[start])))]
+        state[start], path = 1, [start]
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                path.pop()
+                state[node] = 2
+                continue
+            if child not in graph:
+                continue
+            assert state.get(child) != 1, f"import circle: {' -> '.join(path + [child])}"
+            if child not in state:
+                state[child] = 1
+                path.append(child)
+                stack.append((child, iter(sorted(graph[child]))))
+
+
+def test_the_cli_imports_only_the_public_api_and_errors():
+    assert imports_of(CORE / "cli.py", None) == {"api", "errors"}
+
+
+def test_no_renderer_imports_the_layers_below_the_views():
+    banned = {"registry", "evaluator", "graph", "estimate", "scenario", "loader", "linking"}
+    for path in (CORE / "renderers").glob("*.py"):
+        assert not imports_of(path, "renderers") & banned, path.name
+
+
+def test_no_core_module_is_over_400_lines():
+    for path in CORE.rglob("*.py"):
+        lines = path.read_text(encoding="utf-8").count("\n")
+        assert lines <= 400, f"core/{path.relative_to(CORE)} has {lines} lines"

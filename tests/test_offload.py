@@ -79,7 +79,7 @@ def test_hosts_are_not_in_the_tables_of_accelerators(measured):
     assert hosts == {"desktop-ddr5-6000-2ch", "desktop-ddr4-3200-2ch", "epyc-9004-genoa-384gb",
                      "core-ultra-7-258v"}
     assert not hosts & set(measured.accelerators)
-    assert not hosts & {c.id for c in measured.hardware_candidates()}
+    assert not hosts & {c.id for c in measured.candidates()["hardware"]}
     # but a CPU is a target of its own
     cpu = estimate(measured, "llama-2-7b", "epyc-9004-genoa-384gb", quant="Q4_0")
     assert cpu.value("decode_tps") > 0

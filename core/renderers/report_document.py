@@ -6,7 +6,7 @@ and sentence from the language's catalog.
 
 from __future__ import annotations
 
-from ..report_view import Cell, Pick, Report, ReportView
+from ..report_view import Cell, Pick, ReportView
 from .blocks import Block, Code, Facts, Heading, Paragraph, Table
 from .i18n import Messages
 

@@ -1,0 +1,170 @@
+"""Loading packs and linking them into a :class:`~fitproof.registry.Registry`: the plugins'
+folders and local folders, overrides, the cross-pack checks, the formula graph."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import attrs
+
+from .checks import check_scenarios, cross_check
+from .errors import PackError, Problem
+from .formats import Formats
+from .loader import (PackSource, cache_entry, cache_file, find_pack_files, load_pack,
+                     read_cache, write_cache)
+from .plugins import collect_output_formats, collect_pack_roots, local_pack_roots, plugin_manager
+from .profiles import default_profile, profile_graph
+from .registry import Registry
+from .views import LoadedPack
+
+
+def pack_sources(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool = True,
+                 extra_plugins: Iterable[object] = (), environ: dict[str, str] | None = None,
+                 formats: list[Formats] | None = None,
+                 ) -> tuple[list[PackSource], list[Problem], list[str]]:
+    """Every pack file fitproof would load, in load order, with problems and warnings
+    (and, into ``formats`` when given, the output formats the same plugins register)."""
+    plugin_set = plugin_manager(entry_points_group="fitproof" if plugins else None,
+                                extra_plugins=extra_plugins)
+    roots, warnings = collect_pack_roots(plugin_set)
+    if formats is not None:
+        found, format_warnings = collect_output_formats(plugin_set)
+        formats.append(found)
+        warnings += format_warnings
+    roots += local_pack_roots(pack_dirs, environ=environ)
+    sources, problems = find_pack_files(roots)
+    return sources, problems, list(plugin_set.warnings) + warnings
+
+
+LOCAL_ORIGINS = ("fitproof", "--pack-dir", "FITPROOF_PACK_PATH", "validate", "import")
+
+
+def load_registry(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool = True,
+                  extra_plugins: Iterable[object] = (), use_cache: bool = True,
+                  environ: dict[str, str] | None = None, strict: bool = False,
+                  profile: str | None = None) -> Registry:
+    """Load every pack: built-in, from installed plugins, from ``FITPROOF_PACK_PATH`` and
+    from ``pack_dirs``, in that order.
+
+    A plugin that fails to load, or whose packs are invalid, is left out with a warning
+    naming it (``Registry.warnings``) so that the rest keeps working; with ``strict`` any
+    such warning is an error. Invalid built-in or local packs always raise
+    :class:`PackError` listing every problem (``file:line: field: message``).
+    ``plugins=False`` ignores installed plugins; ``extra_plugins`` registers plugin objects
+    directly. ``profile`` picks the formula profile (default: the profile pack marked
+    ``default: true``).
+    """
+    formats: list[Formats] = []
+    sources, problems, warnings = pack_sources(pack_dirs, plugins=plugins,
+                                               extra_plugins=extra_plugins, environ=environ,
+                                               formats=formats)
+    loaded, load_problems = load_sources(sources, use_cache)
+    problems += load_problems
+    origin_of = {source.path: source.origin for source in sources}
+    while True:
+        by_plugin = _plugin_problems(problems, origin_of)
+        if by_plugin and not strict:
+            for origin, plugin_problems in by_plugin.items():
+                warnings.append(f"plugin {origin!r} is disabled; its packs have "
+                                f"{len(plugin_problems)} problem(s):\n    " +
+                                "\n    ".join(map(str, plugin_problems)))
+            loaded = [p for p in loaded if p.origin not in by_plugin]
+            problems = [p for p in problems if origin_of.get(p.file or "") not in by_plugin]
+        if problems:
+            raise PackError(problems)
+        try:
+            registry = link(loaded, warnings)
+        except PackError as exc:
+            problems = list(exc.problems)
+            if strict or not _plugin_problems(problems, origin_of):
+                raise
+            continue
+        if strict and registry.warnings:
+            raise PackError([Problem(f"(--strict) {w}") for w in registry.warnings])
+        registry.output_formats = formats[0]
+        return registry.with_profile(profile)
+
+
+def _plugin_problems(problems: Sequence[Problem], origin_of: dict[str, str],
+                     ) -> dict[str, list[Problem]]:
+    """Problems in packs that installed plugins provided, by plugin."""
+    result: dict[str, list[Problem]] = {}
+    for problem in problems:
+        origin = origin_of.get(problem.file or "")
+        if origin is not None and origin not in LOCAL_ORIGINS:
+            result.setdefault(origin, []).append(problem)
+    return result
+
+
+def link(loaded: Sequence[LoadedPack], warnings: Sequence[str] = ()) -> Registry:
+    """Cross-check loaded packs and build their formula graph; raise on any problem."""
+    loaded, problems = _resolve_overrides(loaded)
+    problems += cross_check(loaded)
+    if problems:  # linking broken packs would only add follow-on errors
+        raise PackError(problems)
+    profile = default_profile(loaded)
+    graph, graph_problems = profile_graph(loaded, profile)
+    problems = graph_problems + check_scenarios(loaded)
+    if problems:
+        raise PackError(problems)
+    return Registry(loaded, graph, warnings, profile)
+
+
+def load_sources(sources: Sequence[PackSource], use_cache: bool = True,
+                  ) -> tuple[list[LoadedPack], list[Problem]]:
+    path = cache_file() if use_cache else None
+    header, entries = read_cache(path)
+    fresh: dict[str, Any] = {}
+    loaded: list[LoadedPack] = []
+    problems: list[Problem] = []
+    changed = False
+    for source in sources:
+        digest = source.digest
+        try:
+            obj, document = load_pack(source, entries.get(digest))
+        except PackError as exc:
+            problems.extend(exc.problems)
+            continue
+        if digest not in entries:
+            changed = True
+        fresh[digest] = entries.get(digest) or cache_entry(document)
+        loaded.append(LoadedPack(obj.kind, obj.id, _display_name(obj), source.path,
+                                 source.origin, obj))
+    if path is not None and (changed or set(fresh) != set(entries)):
+        write_cache(path, header, fresh)
+    return loaded, problems
+
+
+def _display_name(obj: Any) -> str:
+    name = getattr(obj, "name", None) or obj.id
+    vendor = getattr(obj, "vendor", None)
+    return f"{vendor} {name}" if vendor else name
+
+
+def _resolve_overrides(loaded: Sequence[LoadedPack]) -> tuple[list[LoadedPack], list[Problem]]:
+    """One pack per kind and id: a later pack replaces an earlier one only when it declares
+    ``override: true``; otherwise the duplicate is an error naming both sources."""
+    problems: list[Problem] = []
+    winners: dict[tuple[str, str], LoadedPack] = {}
+    for pack in loaded:
+        key = (pack.kind, pack.id)
+        first = winners.get(key)
+        declares = bool(getattr(pack.obj, "override", False))
+        if first is None:
+            if declares:
+                problems.append(Problem(f"override: true, but no other pack defines "
+                                        f"{pack.kind} {pack.id!r}", pack.path,
+                                        pack.override_line, "override"))
+            winners[key] = pack
+        elif declares:
+            winners[key] = attrs.evolve(pack, replaces=(*first.replaces, first))
+        else:
+            problems.append(Problem(
+                f"{pack.kind} id {pack.id!r} is already defined by {first.path} (from "
+                f"{first.origin}); ids must be unique, or add 'override: true' to replace it",
+                pack.path, pack.obj.pack.line_of("id"), "id"))
+    kept = [winners[(p.kind, p.id)] for p in loaded
+            if winners[(p.kind, p.id)].path == p.path]
+    return kept, problems

@@ -1,0 +1,48 @@
+"""Formula profiles: which formula packs make up the graph of a profile (``seed``,
+``measured``), following the chain of profiles each extends."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .errors import Problem
+from .graph import FormulaGraph, build_graph
+from .specs import ArchitecturePack, FormulaPack, InputPack, SelectionPack, VerdictPack
+from .views import LoadedPack
+
+
+def default_profile(loaded: Sequence[LoadedPack]) -> str | None:
+    """The profile marked ``default: true`` (None when no profile pack is loaded)."""
+    defaults = [p.id for p in loaded if p.kind == "profile" and p.obj.default]
+    return defaults[0] if defaults else None
+
+
+def profile_chain(loaded: Sequence[LoadedPack], profile: str | None) -> list[str]:
+    """``profile`` and the profiles it extends, the most basic first."""
+    by_id = {p.id: p.obj for p in loaded if p.kind == "profile"}
+    chain: list[str] = []
+    while profile is not None and profile in by_id and profile not in chain:
+        chain.insert(0, profile)
+        profile = by_id[profile].extends
+    return chain
+
+
+def profile_graph(loaded: Sequence[LoadedPack], profile: str | None,
+                  ) -> tuple[FormulaGraph, list[Problem]]:
+    """The formula graph of ``profile``: the shared formula packs and those of each profile
+    in its chain (a redefinition needs ``override: true``)."""
+    objs = [p.obj for p in loaded]
+    rank = {member: i + 1 for i, member in enumerate(profile_chain(loaded, profile))}
+    # load order, except that within each origin a profile's packs follow those of the
+    # profiles it extends: a later definition is the one that must say 'override: true'
+    chosen = [p for p in loaded if isinstance(p.obj, FormulaPack)
+              and (p.obj.profile is None or p.obj.profile in rank)]
+    origin_rank = {origin: i for i, origin in enumerate(dict.fromkeys(p.origin for p in loaded))}
+    chosen.sort(key=lambda p: (origin_rank[p.origin], rank.get(p.obj.profile, 0)))
+    formula_packs = [p.obj for p in chosen]
+    return build_graph(
+        formula_packs,
+        [o for o in objs if isinstance(o, SelectionPack)],
+        [o for o in objs if isinstance(o, VerdictPack)],
+        [o for o in objs if isinstance(o, InputPack)],
+        [o for o in objs if isinstance(o, ArchitecturePack)])
