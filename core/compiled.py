@@ -9,25 +9,30 @@ answer that depends on an unknown figure is reported as unknown, never silently 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Union
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .formula_parser import Binary, BoolOp, Call, Compare, Cond, Node, Num, Ref, Unary
 from .rounding import round_half_away
 
-Env = Mapping[str, np.ndarray]
-Compiled = Callable[[Env], np.ndarray]
+FloatArray = NDArray[np.float64]
+# a formula's value: an array, or a numpy scalar when nothing in it varies by row
+Value = Union[FloatArray, np.float64]
+Env = Mapping[str, FloatArray]
+Compiled = Callable[[Env], Value]
 
 _NAN = float("nan")
 
 
-def _truth(values: np.ndarray) -> np.ndarray:
+def _truth(values: Value) -> FloatArray:
     """1.0 where true, 0.0 where false, NaN where unknown."""
     values = np.asarray(values, dtype=float)
     return np.where(np.isnan(values), _NAN, (values != 0).astype(float))
 
 
-def _compare(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _compare(op: str, a: Value, b: Value) -> FloatArray:
     with np.errstate(invalid="ignore"):
         if op == "<":
             result = a < b
@@ -44,17 +49,17 @@ def _compare(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(a) | np.isnan(b), _NAN, result.astype(float))
 
 
-def _and(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _and(a: Value, b: Value) -> FloatArray:
     a, b = _truth(a), _truth(b)
     return np.where((a == 0) | (b == 0), 0.0, np.where(np.isnan(a) | np.isnan(b), _NAN, 1.0))
 
 
-def _or(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _or(a: Value, b: Value) -> FloatArray:
     a, b = _truth(a), _truth(b)
     return np.where((a == 1) | (b == 1), 1.0, np.where(np.isnan(a) | np.isnan(b), _NAN, 0.0))
 
 
-def _binary(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _binary(op: str, a: Value, b: Value) -> FloatArray:
     with np.errstate(all="ignore"):
         if op == "+":
             return np.add(a, b)
@@ -68,29 +73,32 @@ def _binary(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
             return np.floor_divide(a, b)
         if op == "%":
             return np.mod(a, b)
-        return np.power(np.asarray(a, dtype=float), b)
+        power: FloatArray = np.power(np.asarray(a, dtype=float), b)
+        return power
 
 
-def _log(args: list[np.ndarray]) -> np.ndarray:
+def _log(args: list[Value]) -> FloatArray:
     with np.errstate(all="ignore"):
         if len(args) == 1:
             return np.log(args[0])
         return np.log(args[0]) / np.log(args[1])
 
 
-def _coalesce(args: list[np.ndarray]) -> np.ndarray:
+def _coalesce(args: list[Value]) -> Value:
     result = args[-1]
     for value in reversed(args[:-1]):
         result = np.where(np.isnan(value), result, value)
     return result
 
 
-def _apply(func: str, args: list[np.ndarray]) -> np.ndarray:
+def _apply(func: str, args: list[Value]) -> Value:
     with np.errstate(all="ignore"):
         if func == "min":
-            return np.minimum.reduce(np.broadcast_arrays(*args))
+            least: FloatArray = np.minimum.reduce(np.broadcast_arrays(*args))
+            return least
         if func == "max":
-            return np.maximum.reduce(np.broadcast_arrays(*args))
+            greatest: FloatArray = np.maximum.reduce(np.broadcast_arrays(*args))
+            return greatest
         if func == "floor":
             return np.floor(args[0])
         if func == "ceiling":
@@ -131,7 +139,7 @@ def compile_tree(node: Node) -> Compiled:
         operands = [compile_tree(o) for o in node.operands]
         ops = node.ops
 
-        def compare(env: Env) -> np.ndarray:
+        def compare(env: Env) -> FloatArray:
             values = [o(env) for o in operands]
             result = _compare(ops[0], values[0], values[1])
             for index in range(1, len(ops)):
@@ -142,7 +150,7 @@ def compile_tree(node: Node) -> Compiled:
         values = [compile_tree(v) for v in node.values]
         combine = _and if node.op == "and" else _or
 
-        def boolean(env: Env) -> np.ndarray:
+        def boolean(env: Env) -> Value:
             result = values[0](env)
             for value in values[1:]:
                 result = combine(result, value(env))
@@ -151,7 +159,7 @@ def compile_tree(node: Node) -> Compiled:
     if isinstance(node, Cond):
         test, body, orelse = compile_tree(node.test), compile_tree(node.body), compile_tree(node.orelse)
 
-        def conditional(env: Env) -> np.ndarray:
+        def conditional(env: Env) -> FloatArray:
             truth = _truth(test(env))
             return np.where(np.isnan(truth), _NAN, np.where(truth == 1, body(env), orelse(env)))
         return conditional

@@ -64,7 +64,7 @@ class Derivation:
         with ``repeated=True`` and its inputs are not repeated."""
         seen: set[str] = set()
 
-        def visit(step: "Derivation", depth: int):
+        def visit(step: "Derivation", depth: int) -> Iterator[tuple[int, "Derivation", bool]]:
             repeated = step.name in seen and bool(step.inputs)
             yield depth, step, repeated
             if repeated:
@@ -190,9 +190,9 @@ class DerivationBuilder:
         leaf = row.leaf(name)
         if leaf is None:
             raise KeyError(name)
-        node = graph.inputs.get(name)
-        kind = "input" if node is not None else "value"
-        description = node.definition.description if node is not None else ""
+        input_node = graph.inputs.get(name)
+        kind = "input" if input_node is not None else "value"
+        description = input_node.definition.description if input_node is not None else ""
         missing = "not given" if _value(value) is None else None
         return Derivation(name, _value(value), leaf.unit, leaf.location, kind, description,
                           sources=leaf.sources, note=leaf.note, approximate=leaf.approximate,
@@ -219,7 +219,7 @@ class DerivationBuilder:
             if field in values:
                 leaf = values[field]
                 break
-        inputs = ()
+        inputs: tuple[Derivation, ...] = ()
         if leaf is not None:
             inputs = (Derivation(leaf.name, _value(leaf.value), leaf.unit, leaf.location, "value",
                                  sources=leaf.sources, note=leaf.note,

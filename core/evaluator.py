@@ -8,14 +8,18 @@ broadcasting, then picks per row.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Protocol, cast
 
 import attrs
 import numpy as np
+from numpy.typing import NDArray
 
 from .graph import CANDIDATE_NAMESPACES, FormulaGraph
 from .namespaces import (NAMESPACES, Entity, FieldValue, key_namespace, key_value, keyed_fields,
                          namespace_fields)
+
+FloatArray = NDArray[np.float64]
 
 
 @attrs.frozen
@@ -63,9 +67,9 @@ class SelectionResult:
     """
 
     candidates: tuple[Candidate, ...]
-    chosen: np.ndarray
-    qualifying: np.ndarray
-    groups: Mapping[str, np.ndarray] = attrs.field(factory=dict)
+    chosen: NDArray[np.intp]
+    qualifying: NDArray[np.intp]
+    groups: Mapping[str, NDArray[np.intp]] = attrs.field(factory=dict)
 
     def choice(self, row: int = 0) -> Candidate | None:
         index = int(self.chosen[row])
@@ -77,7 +81,7 @@ class SelectionResult:
                 for group, chosen in self.groups.items()}
 
 
-def choose(ok: np.ndarray, keys: Sequence[np.ndarray]) -> np.ndarray:
+def choose(ok: NDArray[np.bool_], keys: Sequence[FloatArray]) -> NDArray[np.intp]:
     """Per row, the first column that is ``ok`` and smallest by ``keys`` in order.
 
     Unknown (NaN) keys sort after known ones. Returns -1 where no column is ok.
@@ -95,14 +99,23 @@ def entity_values(entity: Entity) -> dict[str, FieldValue]:
     return entity.fields
 
 
-def _collection(definition) -> str:
+class _SelectionSource(Protocol):
+    """What names the candidate list of a selection definition."""
+
+    @property
+    def candidates(self) -> str: ...
+    @property
+    def gpus(self) -> tuple[int, ...]: ...
+
+
+def _collection(definition: _SelectionSource) -> str:
     """Key of the candidate list a selection draws from (hardware sets carry their sizes)."""
     if definition.gpus:
         return f"{definition.candidates}x" + ",".join(str(n) for n in definition.gpus)
     return definition.candidates
 
 
-def _column(values: Sequence[float]) -> np.ndarray:
+def _column(values: Sequence[float]) -> FloatArray:
     return np.asarray(values, dtype=float)
 
 
@@ -114,7 +127,7 @@ class Evaluation:
         self.graph = graph
         self.rows = tuple(rows)
         self.candidates = candidates
-        self.values: dict[str, np.ndarray] = {}
+        self.values: dict[str, FloatArray] = {}
         self.selections: dict[str, SelectionResult] = {}
         self._children: dict[str, _CandidateEvaluation] = {}
         self._bind_rows()
@@ -126,13 +139,14 @@ class Evaluation:
             keyed = keyed_fields(namespace)
             for field in namespace_fields(namespace):
                 self.values[f"{namespace}.{field}"] = _column(
-                    [(row.leaf(f"{namespace}.{field}").value if field in keyed
+                    # a keyed field of a bound entity always has a value
+                    [(cast(FieldValue, row.leaf(f"{namespace}.{field}")).value if field in keyed
                       else entity_values(row.entities[namespace])[field].value)
                      if namespace in row.entities else np.nan for row in self.rows])
         self.families = np.array([row.family or "" for row in self.rows])
 
     # -- public ---------------------------------------------------------------------------
-    def get(self, name: str) -> np.ndarray:
+    def get(self, name: str) -> FloatArray:
         """Value of a formula, input, pack value or ``selection.field`` (one per row)."""
         if name in self.values:
             return self.values[name]
@@ -160,7 +174,7 @@ class Evaluation:
         candidates = tuple(self.candidates.get(_collection(definition), ()))
         rows = len(self.rows)
         exposed = CANDIDATE_NAMESPACES[definition.candidates]
-        groups: dict[str, np.ndarray] = {}
+        groups: dict[str, NDArray[np.intp]] = {}
         if candidates:
             child = self.over(name)
             shape = (rows, len(candidates))
@@ -199,7 +213,7 @@ class Evaluation:
                 self, candidates, CANDIDATE_NAMESPACES[definition.candidates])
         return self._children[selection]
 
-    def verdict_index(self) -> np.ndarray:
+    def verdict_index(self) -> NDArray[np.intp]:
         """Per row, the index of the first verdict rule that holds (-1 when undecidable)."""
         rows = len(self.rows)
         decided = np.full(rows, -1)
@@ -214,7 +228,7 @@ class Evaluation:
         return decided
 
     # -- internals ------------------------------------------------------------------------
-    def _dispatched(self, name: str) -> np.ndarray:
+    def _dispatched(self, name: str) -> FloatArray:
         """An ``arch.`` formula: each row takes the formula of its model's family."""
         result = np.full(len(self.rows), np.nan)
         for family, node in self.graph.dispatched[name].items():
@@ -230,7 +244,7 @@ class Evaluation:
         self.values[name] = result
         return result
 
-    def _formula(self, name: str) -> np.ndarray:
+    def _formula(self, name: str) -> FloatArray:
         node = self.graph.formulas[name]
         for ref in node.formula.refs:
             self.get(ref)
@@ -240,7 +254,7 @@ class Evaluation:
         return value
 
 
-def _finite(value: np.ndarray) -> np.ndarray:
+def _finite(value: FloatArray) -> FloatArray:
     """Infinities (a division by zero, an overflowing power) become unknown (NaN), so that
     nothing downstream — a comparison, a verdict, a minimum — treats them as a figure."""
     return np.where(np.isinf(value), np.nan, value)
@@ -258,7 +272,7 @@ class _CandidateEvaluation:
         overridden = set.intersection(*(set(c.inputs) for c in candidates)) if candidates \
             else set()
         self.rebound = self.prefixes + tuple(sorted(overridden))
-        self.values: dict[str, np.ndarray] = {}
+        self.values: dict[str, FloatArray] = {}
         for namespace in namespaces:
             for field in namespace_fields(namespace):
                 self.values[f"{namespace}.{field}"] = _column(
@@ -285,11 +299,11 @@ class _CandidateEvaluation:
     def env(self) -> "_CandidateEnv":
         return _CandidateEnv(self)
 
-    def values_of(self, name: str) -> np.ndarray:
+    def values_of(self, name: str) -> FloatArray:
         """``name`` for every row × candidate."""
         return np.broadcast_to(self.get(name), (len(self.parent.rows), len(self.candidates)))
 
-    def get(self, name: str) -> np.ndarray:
+    def get(self, name: str) -> FloatArray:
         if name in self.values:
             return self.values[name]
         if name in self.graph.formulas and self.graph.depends_on(name, self.rebound):
@@ -303,16 +317,16 @@ class _CandidateEvaluation:
         return np.asarray(self.parent.get(name), dtype=float)[:, None]
 
 
-class _CandidateEnv(Mapping):
+class _CandidateEnv(Mapping[str, FloatArray]):
     """Mapping view handed to compiled formulas inside a selection."""
 
     def __init__(self, evaluation: _CandidateEvaluation):
         self._evaluation = evaluation
 
-    def __getitem__(self, name: str) -> np.ndarray:
+    def __getitem__(self, name: str) -> FloatArray:
         return self._evaluation.get(name)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._evaluation.values)
 
     def __len__(self) -> int:

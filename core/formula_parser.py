@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import ast
 import warnings
-from typing import Union
+from collections.abc import Iterator
+from typing import Union, cast
 
 import attrs
 
@@ -224,12 +225,12 @@ class _Converter:
         if isinstance(node, ast.BoolOp):
             return BoolOp(_BOOL[type(node.op)], tuple(self.convert(v, d) for v in node.values))
         if isinstance(node, ast.Compare):
-            ops = []
-            for op in node.ops:
-                if type(op) not in _COMPARE:
-                    raise FormulaSyntaxError(f"{_FRIENDLY.get(type(op).__name__, 'this comparison')}"
+            ops: list[str] = []
+            for cmp_op in node.ops:
+                if type(cmp_op) not in _COMPARE:
+                    raise FormulaSyntaxError(f"{_FRIENDLY.get(type(cmp_op).__name__, 'this comparison')}"
                                              " is not allowed in formulas", node.col_offset + 1)
-                ops.append(_COMPARE[type(op)])
+                ops.append(_COMPARE[type(cmp_op)])
             operands = (node.left, *node.comparators)
             return Compare(tuple(ops), tuple(self.convert(o, d) for o in operands))
         if isinstance(node, ast.IfExp):
@@ -266,7 +267,7 @@ class _Converter:
                                          f"{MAX_ROUND_DIGITS}", node.col_offset + 1)
         return Call(name, args)
 
-    def _check_name(self, name: str, node: ast.AST) -> None:
+    def _check_name(self, name: str, node: ast.expr) -> None:
         if name.startswith("_"):
             raise FormulaSyntaxError(f"names starting with '_' ({name!r}) are not allowed",
                                      node.col_offset + 1)
@@ -274,12 +275,13 @@ class _Converter:
             raise FormulaSyntaxError(f"{name!r} is a function; call it as {name}(...)",
                                      node.col_offset + 1)
 
-    def _ref(self, name: str, node: ast.AST) -> Ref:
+    def _ref(self, name: str, node: ast.expr) -> Ref:
         self.refs.add(name)
-        return Ref(name, node.col_offset, node.end_col_offset)
+        # ast.parse always records end positions; typeshed types them as optional
+        return Ref(name, node.col_offset, cast(int, node.end_col_offset))
 
 
-def walk(node: Node):
+def walk(node: Node) -> Iterator[Node]:
     """Yield ``node`` and all nodes below it."""
     yield node
     if isinstance(node, Unary):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
+from typing import cast
 
 import attrs
 
@@ -149,21 +150,21 @@ def build_graph(formula_packs: Iterable[FormulaPack], selection_packs: Iterable[
     """
     problems: list[Problem] = []
     inputs: dict[str, InputNode] = {}
-    for pack in input_packs:
-        for name, definition in pack.inputs.items():
-            location = pack.pack.at("inputs", name)
+    for input_pack in input_packs:
+        for name, input_def in input_pack.inputs.items():
+            location = input_pack.pack.at("inputs", name)
             if name in inputs:
                 problems.append(_located(location, f"inputs.{name}",
                                          f"input {name!r} is already defined at {inputs[name].location}"))
                 continue
-            inputs[name] = InputNode(name, definition, location)
+            inputs[name] = InputNode(name, input_def, location)
 
     formulas: dict[str, FormulaNode] = {}
-    for pack in formula_packs:
-        for name, definition in pack.formulas.items():
-            location = pack.pack.at("formulas", name)
+    for formula_pack in formula_packs:
+        for name, definition in formula_pack.formulas.items():
+            location = formula_pack.pack.at("formulas", name)
             field = f"formulas.{name}"
-            formula = _parse(definition.expr, pack.pack.at("formulas", name, "expr"),
+            formula = _parse(definition.expr, formula_pack.pack.at("formulas", name, "expr"),
                              f"{field}.expr", problems)
             if formula is None:
                 continue
@@ -181,49 +182,50 @@ def build_graph(formula_packs: Iterable[FormulaPack], selection_packs: Iterable[
                                          f"override: true, but no other pack defines {name!r}"))
             formulas[name] = FormulaNode(name, formula, definition, location,
                                          compile_tree(formula.tree), replaced)
-        for index, name in enumerate(pack.retires):
+        for index, name in enumerate(formula_pack.retires):
             if formulas.pop(name, None) is None:
-                problems.append(_located(pack.pack.at("retires", index), f"retires.{index}",
+                problems.append(_located(formula_pack.pack.at("retires", index), f"retires.{index}",
                                          f"retires {name!r}, which no pack loaded before it "
                                          "defines"))
 
     selections: dict[str, SelectionNode] = {}
-    for pack in selection_packs:
-        for name, definition in pack.selections.items():
-            location = pack.pack.at("selections", name)
+    for selection_pack in selection_packs:
+        for name, selection_def in selection_pack.selections.items():
+            location = selection_pack.pack.at("selections", name)
             field = f"selections.{name}"
-            where = _parse(definition.where, pack.pack.at("selections", name, "where"),
+            where = _parse(selection_def.where, selection_pack.pack.at("selections", name, "where"),
                            f"{field}.where", problems)
             minimize = tuple(
-                _parse(key, pack.pack.at("selections", name, "minimize"),
-                       f"{field}.minimize", problems) for key in definition.minimize)
+                _parse(key, selection_pack.pack.at("selections", name, "minimize"),
+                       f"{field}.minimize", problems) for key in selection_def.minimize)
             if where is None or None in minimize:
                 continue
-            if name in selections and not definition.override:
+            keys = cast("tuple[Formula, ...]", minimize)  # no None: checked just above
+            if name in selections and not selection_def.override:
                 problems.append(_located(
                     location, field, f"selection {name!r} is already defined at "
                     f"{selections[name].location}; add 'override: true' to replace it"))
                 continue
             selections[name] = SelectionNode(
-                name, definition, where, minimize, location, compile_tree(where.tree),
-                tuple(compile_tree(key.tree) for key in minimize))
+                name, selection_def, where, keys, location, compile_tree(where.tree),
+                tuple(compile_tree(key.tree) for key in keys))
 
     verdicts: list[VerdictNode] = []
     verdict_location = ""
-    for pack in verdict_packs:
+    for verdict_pack in verdict_packs:
         if verdicts:
-            problems.append(_located(pack.pack.at("rules"), "rules",
+            problems.append(_located(verdict_pack.pack.at("rules"), "rules",
                                      f"verdict rules are already defined at {verdict_location}; "
                                      "to replace them, give this pack the same id with "
                                      "'override: true'"))
             continue
-        verdict_location = pack.pack.at("rules")
+        verdict_location = verdict_pack.pack.at("rules")
         nodes = []
-        for index, rule in enumerate(pack.rules):
-            when = _parse(rule.when, pack.pack.at("rules", index, "when"),
+        for index, rule in enumerate(verdict_pack.rules):
+            when = _parse(rule.when, verdict_pack.pack.at("rules", index, "when"),
                           f"rules.{index}.when", problems)
             if when is not None:
-                nodes.append(VerdictNode(rule, when, pack.pack.at("rules", index),
+                nodes.append(VerdictNode(rule, when, verdict_pack.pack.at("rules", index),
                                          compile_tree(when.tree)))
         if nodes and nodes[-1].when.refs:
             problems.append(_located(nodes[-1].location, f"rules.{len(nodes) - 1}.when",
@@ -232,13 +234,13 @@ def build_graph(formula_packs: Iterable[FormulaPack], selection_packs: Iterable[
         verdicts = nodes
 
     dispatched: dict[str, dict[str, FormulaNode]] = {}
-    for pack in architecture_packs:
-        for name, definition in pack.formulas.items():
-            formula = _parse(definition.expr, pack.pack.at("formulas", name, "expr"),
+    for arch_pack in architecture_packs:
+        for name, definition in arch_pack.formulas.items():
+            formula = _parse(definition.expr, arch_pack.pack.at("formulas", name, "expr"),
                              f"formulas.{name}.expr", problems)
             if formula is not None:
-                dispatched.setdefault(ARCH + name, {})[pack.id] = FormulaNode(
-                    ARCH + name, formula, definition, pack.pack.at("formulas", name),
+                dispatched.setdefault(ARCH + name, {})[arch_pack.id] = FormulaNode(
+                    ARCH + name, formula, definition, arch_pack.pack.at("formulas", name),
                     compile_tree(formula.tree))
 
     graph = FormulaGraph(formulas, selections, tuple(verdicts), inputs, dispatched)
@@ -292,10 +294,10 @@ def _check_names(graph: FormulaGraph) -> list[Problem]:
 
     for name, node in graph.formulas.items():
         check(node.formula.refs, node.location, f"formulas.{name}.expr")
-    for name, node in graph.selections.items():
-        check(node.refs, node.location, f"selections.{name}")
-    for node in graph.verdicts:
-        check(node.when.refs, node.location, f"rules.{node.rule.id}.when")
+    for name, selection in graph.selections.items():
+        check(selection.refs, selection.location, f"selections.{name}")
+    for verdict in graph.verdicts:
+        check(verdict.when.refs, verdict.location, f"rules.{verdict.rule.id}.when")
     for name, nodes in graph.dispatched.items():
         for family, node in nodes.items():
             check(node.formula.refs, node.location, f"formulas.{name[len(ARCH):]}.expr",

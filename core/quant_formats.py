@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
+from typing import Any, cast
 
 import attrs
 
@@ -59,7 +60,8 @@ def resolve_format(fmt: QuantFormat, types: Mapping[str, tuple[BlockType, str]])
             block.bits_per_weight, (location, *block.source),
             f"{stored}{how}: {_plain(block.block_bytes)} bytes per {block.block_weights} "
             f"weights x 8 bits", block.approximate)
-    return attrs.evolve(fmt, **changes) if changes else fmt
+    # every key is a bpw_<class> field, typed Figure | None; mypy checks ** against all fields
+    return attrs.evolve(fmt, **cast("dict[str, Any]", changes)) if changes else fmt
 
 
 def _plain(number: float) -> str:

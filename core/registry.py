@@ -21,7 +21,7 @@ from .names import name_key
 from .namespaces import Entity
 from .profiles import profile_graph
 from .quant_formats import resolve_format
-from .specs import (BlockType, CatalogPack, EngineSpec, HardwareSpec,
+from .specs import (KINDS, BlockType, CatalogPack, EngineSpec, HardwareSpec,
                     ImporterPack, KVCachePack, KVCacheType, MeasurementPack, ModelSpec,
                     ProfilePack, Provider, QuantFormat, QuantizationPack, ReportPack,
                     ScenarioPack, WorkloadSpec)
@@ -49,53 +49,36 @@ class Registry:
         #: the output formats of the plugins this registry was loaded with (None for a
         #: registry linked by hand: fitproof.api.output_formats then gives the built-ins)
         self.output_formats: Formats | None = None
-        self.profiles: dict[str, ProfilePack] = {}
-        self.models: dict[str, ModelSpec] = {}
-        self.hardware: dict[str, HardwareSpec] = {}
-        self.providers: dict[str, Provider] = {}
-        self.engines: dict[str, EngineSpec] = {}
-        self.scenarios: dict[str, ScenarioPack] = {}
-        self.workloads: dict[str, WorkloadSpec] = {}
-        self.catalogs: dict[str, CatalogPack] = {}
-        self.report: ReportPack | None = None
-        self.importers: dict[str, ImporterPack] = {}
+        #: every pack object by kind and id, for every kind of the kinds table
+        self.by_kind: dict[str, dict[str, Any]] = {kind.kind: {} for kind in KINDS}
+        for pack in self.packs:
+            self.by_kind[pack.kind][pack.id] = pack.obj
+        # typed names for the kinds the core reads
+        self.profiles: dict[str, ProfilePack] = self.by_kind["profile"]
+        self.models: dict[str, ModelSpec] = self.by_kind["model"]
+        self.hardware: dict[str, HardwareSpec] = self.by_kind["hardware"]
+        self.providers: dict[str, Provider] = self.by_kind["provider"]
+        self.engines: dict[str, EngineSpec] = self.by_kind["engine"]
+        self.scenarios: dict[str, ScenarioPack] = self.by_kind["scenario"]
+        self.workloads: dict[str, WorkloadSpec] = self.by_kind["workload"]
+        self.catalogs: dict[str, CatalogPack] = self.by_kind["catalog"]
+        self.importers: dict[str, ImporterPack] = self.by_kind["importer"]
         #: public speed measurements, by pack id (fitproof validate scores against them)
-        self.measurements: dict[str, MeasurementPack] = {}
+        self.measurements: dict[str, MeasurementPack] = self.by_kind["measurements"]
+        reports: list[ReportPack] = list(self.by_kind["report"].values())
+        self.report: ReportPack | None = reports[-1] if reports else None
+        # formats, block types and KV types: one id space each across their packs
         self.quant_formats: dict[str, tuple[QuantFormat, QuantizationPack]] = {}
         self.block_types: dict[str, tuple[BlockType, str]] = {}
         self.kv_types: dict[str, tuple[KVCacheType, KVCachePack]] = {}
-        for pack in self.packs:
-            obj = pack.obj
-            if isinstance(obj, ModelSpec):
-                self.models[obj.id] = obj
-            elif isinstance(obj, HardwareSpec):
-                self.hardware[obj.id] = obj
-            elif isinstance(obj, Provider):
-                self.providers[obj.id] = obj
-            elif isinstance(obj, EngineSpec):
-                self.engines[obj.id] = obj
-            elif isinstance(obj, ScenarioPack):
-                self.scenarios[obj.id] = obj
-            elif isinstance(obj, WorkloadSpec):
-                self.workloads[obj.id] = obj
-            elif isinstance(obj, CatalogPack):
-                self.catalogs[obj.id] = obj
-            elif isinstance(obj, ProfilePack):
-                self.profiles[obj.id] = obj
-            elif isinstance(obj, ReportPack):
-                self.report = obj
-            elif isinstance(obj, ImporterPack):
-                self.importers[obj.id] = obj
-            elif isinstance(obj, MeasurementPack):
-                self.measurements[obj.id] = obj
-            elif isinstance(obj, QuantizationPack):
-                for fid, fmt in obj.formats.items():
-                    self.quant_formats[fid] = (fmt, obj)
-                for tid, block in obj.types.items():
-                    self.block_types[tid] = (block, obj.pack.at("types", tid))
-            elif isinstance(obj, KVCachePack):
-                for tid, kv in obj.types.items():
-                    self.kv_types[tid] = (kv, obj)
+        for quantization in self.by_kind["quantization"].values():
+            for fid, fmt in quantization.formats.items():
+                self.quant_formats[fid] = (fmt, quantization)
+            for tid, block in quantization.types.items():
+                self.block_types[tid] = (block, quantization.pack.at("types", tid))
+        for kv_pack in self.by_kind["kv_cache"].values():
+            for tid, kv in kv_pack.types.items():
+                self.kv_types[tid] = (kv, kv_pack)
         self.quant_formats = {fid: (resolve_format(fmt, self.block_types), pack)
                               for fid, (fmt, pack) in self.quant_formats.items()}
         self._entities: dict[tuple[str, str], Entity] = {}

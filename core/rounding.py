@@ -11,9 +11,10 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 
-def round_half_away(x, ndigits: int = 0):
+def round_half_away(x: ArrayLike, ndigits: int = 0) -> NDArray[np.float64] | np.float64:
     """Round ``x`` (scalar or array) to ``ndigits`` decimals, ties away from zero."""
     ndigits = int(ndigits)
     values = np.asarray(x, dtype=float)

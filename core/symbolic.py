@@ -8,33 +8,33 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import sympy
-from sympy.printing.latex import LatexPrinter
-from sympy.printing.str import StrPrinter
+import sympy  # type: ignore[import-untyped]
+from sympy.printing.latex import LatexPrinter  # type: ignore[import-untyped]
+from sympy.printing.str import StrPrinter  # type: ignore[import-untyped]
 
 from .formula_parser import Binary, BoolOp, Call, Compare, Cond, Formula, Node, Num, Ref, Unary
 
 
-class Round(sympy.Function):
+class Round(sympy.Function):  # type: ignore[misc]  # sympy ships no type information
     """round(x, n), ties away from zero; kept unevaluated."""
 
     nargs = (1, 2)
 
-    def _sympystr(self, printer):
+    def _sympystr(self, printer: StrPrinter) -> str:
         return f"round({', '.join(printer._print(a) for a in self.args)})"
 
-    def _latex(self, printer):
+    def _latex(self, printer: LatexPrinter) -> str:
         digits = f", {printer._print(self.args[1])}" if len(self.args) > 1 else ""
         return rf"\operatorname{{round}}\left({printer._print(self.args[0])}{digits}\right)"
 
 
-class Coalesce(sympy.Function):
+class Coalesce(sympy.Function):  # type: ignore[misc]  # sympy ships no type information
     """The first argument that is known (the pack gives it)."""
 
-    def _sympystr(self, printer):
+    def _sympystr(self, printer: StrPrinter) -> str:
         return f"coalesce({', '.join(printer._print(a) for a in self.args)})"
 
-    def _latex(self, printer):
+    def _latex(self, printer: LatexPrinter) -> str:
         args = ", ".join(printer._print(a) for a in self.args)
         return rf"\operatorname{{coalesce}}\left({args}\right)"
 
@@ -111,14 +111,16 @@ def to_sympy(node: Node) -> sympy.Basic:
     raise AssertionError(f"unknown node {node!r}")
 
 
-class _Str(StrPrinter):
-    def _print_Symbol(self, expr):
-        return expr.name
+class _Str(StrPrinter):  # type: ignore[misc]  # sympy ships no type information
+    def _print_Symbol(self, expr: sympy.Symbol) -> str:
+        name: str = expr.name
+        return name
 
 
-class _Latex(LatexPrinter):
-    def _print_Symbol(self, expr, style="plain"):
-        namespace, _, field = expr.name.rpartition(".")
+class _Latex(LatexPrinter):  # type: ignore[misc]  # sympy ships no type information
+    def _print_Symbol(self, expr: sympy.Symbol, style: str = "plain") -> str:
+        name: str = expr.name
+        namespace, _, field = name.rpartition(".")
         text = r"\mathrm{" + field.replace("_", r"\_") + "}"
         if namespace:
             text = r"\mathrm{" + namespace + "}." + text
@@ -132,9 +134,11 @@ def _expression(formula: Formula) -> sympy.Basic:
 
 def to_text(formula: Formula) -> str:
     """The formula as sympy prints it, in the author's term order."""
-    return _Str({"order": "none"}).doprint(_expression(formula))
+    text: str = _Str({"order": "none"}).doprint(_expression(formula))
+    return text
 
 
 def to_latex(formula: Formula) -> str:
     """The formula in LaTeX, in the author's term order."""
-    return _Latex({"order": "none"}).doprint(_expression(formula))
+    text: str = _Latex({"order": "none"}).doprint(_expression(formula))
+    return text

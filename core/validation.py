@@ -8,20 +8,33 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Protocol
 
 from .errors import Problem
+from .specs.kinds import PACK_KINDS
 from .yaml_reader import YamlDocument
 
 SCHEMA_PACKAGE = "fitproof.schemas"
-PACK_KINDS = (
-    "model", "hardware", "provider", "quantization", "kv_cache", "engine",
-    "formulas", "verdicts", "selections", "inputs", "scenario", "workload", "catalog", "report",
-    "architecture", "importer", "profile", "measurements",
-)
+
+
+class _SchemaError(Protocol):
+    """The parts of a ``jsonschema.ValidationError`` read here (jsonschema has no stubs)."""
+
+    message: str
+    validator: str
+    validator_value: Any
+    instance: Any
+    schema: Mapping[str, Any]
+    absolute_path: Sequence[str | int]
+    absolute_schema_path: Sequence[str | int]
+    context: list[_SchemaError]
+
+
+class _SchemaValidator(Protocol):
+    def iter_errors(self, instance: Any) -> Iterator[_SchemaError]: ...
 
 
 def schema_text(name: str) -> str:
@@ -32,7 +45,8 @@ def schema_text(name: str) -> str:
 @cache
 def load_schema(name: str) -> dict[str, Any]:
     """The parsed schema ``schemas/<name>.schema.json``."""
-    return json.loads(schema_text(name))
+    schema: dict[str, Any] = json.loads(schema_text(name))
+    return schema
 
 
 def schema_fingerprint() -> str:
@@ -47,8 +61,8 @@ def schema_fingerprint() -> str:
 
 
 @cache
-def _validator(kind: str):
-    from jsonschema import Draft202012Validator
+def _validator(kind: str) -> _SchemaValidator:
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
     from referencing import Registry, Resource
 
     registry = Registry()
@@ -58,7 +72,8 @@ def _validator(kind: str):
             registry = registry.with_resource(contents["$id"], Resource.from_contents(contents))
     schema = load_schema(kind)
     Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema, registry=registry)
+    validator: _SchemaValidator = Draft202012Validator(schema, registry=registry)
+    return validator
 
 
 def validate_document(doc: YamlDocument) -> list[Problem]:
@@ -79,16 +94,16 @@ def validate_document(doc: YamlDocument) -> list[Problem]:
     return sorted(set(problems), key=lambda p: (p.line or 0, p.field or "", p.message))
 
 
-def _suggest(word: str, choices) -> str:
+def _suggest(word: str, choices: Iterable[str]) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def _dotted(path) -> str | None:
+def _dotted(path: Iterable[object]) -> str | None:
     return ".".join(str(p) for p in path) or None
 
 
-def _explain(error, doc: YamlDocument) -> Iterator[Problem]:
+def _explain(error: _SchemaError, doc: YamlDocument) -> Iterator[Problem]:
     """Turn one jsonschema error into one or more located, readable problems."""
     path = tuple(error.absolute_path)
     line = doc.line_of(path)
@@ -127,7 +142,7 @@ def _explain(error, doc: YamlDocument) -> Iterator[Problem]:
     yield Problem(_message(error), doc.file, line, _dotted(path))
 
 
-def _message(error) -> str:
+def _message(error: _SchemaError) -> str:
     v, value, instance = error.validator, error.validator_value, error.instance
     shown = json.dumps(instance, ensure_ascii=False, default=str)
     if len(shown) > 60:
@@ -159,8 +174,13 @@ def _message(error) -> str:
     if v == "maxLength":
         return f"is longer than {value} characters (got {len(instance)})"
     if v == "uniqueItems":
-        seen: list = []
-        repeated = [x for x in instance if x in seen or seen.append(x)]
+        seen: list[Any] = []
+        repeated: list[Any] = []
+        for x in instance:
+            if x in seen:
+                repeated.append(x)
+            else:
+                seen.append(x)
         return "lists " + ", ".join(json.dumps(x, ensure_ascii=False) for x in repeated) + \
             " more than once"
     if v == "propertyNames":

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import attrs
 import yaml
@@ -74,7 +74,7 @@ def read_yaml(raw: bytes, file: str) -> YamlDocument:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
+        line: int | None = raw[: exc.start].count(b"\n") + 1
         raise PackError([Problem(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x}); "
                                  "save the pack as UTF-8", file, line)]) from None
     if text.startswith("\ufeff"):
@@ -139,7 +139,8 @@ class _Builder:
                 self.lines[path + (index,)] = child.start_mark.line + 1
                 items.append(self.build(child, path + (index,), depth + 1))
             return items
-        return self._scalar(node, path)
+        # the composer yields only mapping, sequence and scalar nodes
+        return self._scalar(cast(yaml.ScalarNode, node), path)
 
     def _mapping(self, node: yaml.MappingNode, path: Path, depth: int) -> dict[str, Any]:
         if node.tag != _MAP_TAG:
@@ -170,7 +171,9 @@ class _Builder:
 
     def _scalar(self, node: yaml.ScalarNode, path: Path) -> Any:
         plain = not node.style  # the C composer gives "" for plain scalars, Python None
-        implicit = self._resolver.resolve(yaml.ScalarNode, node.value, (plain, not plain))
+        # types-PyYAML leaves Resolver.resolve unannotated
+        implicit = self._resolver.resolve(  # type: ignore[no-untyped-call]
+            yaml.ScalarNode, node.value, (plain, not plain))
         if node.tag != implicit or node.tag not in _CORE_TAGS:
             self._problem(node, path, f"explicit YAML tag {node.tag!r} is not allowed")
             return None

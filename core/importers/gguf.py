@@ -11,14 +11,18 @@ from __future__ import annotations
 import fnmatch
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..registry import Registry
 from .huggingface import ConfigNotUnderstood, ImportedModel, model_pack_text
+from ..specs import ImporterPack
+
+if TYPE_CHECKING:
+    from gguf import GGUFReader, ReaderField
 
 
-def _value(field) -> Any:
+def _value(field: ReaderField) -> Any:
     """A metadata value as plain Python (str, int, float, bool or a list)."""
     from gguf import GGUFValueType
 
@@ -27,7 +31,7 @@ def _value(field) -> Any:
     return field.contents()
 
 
-def read_gguf(path: str | Path):
+def read_gguf(path: str | Path) -> GGUFReader:
     """Open a GGUF file's header; raise :class:`InputError` if it is not one."""
     path = Path(path)
     if not path.is_file():
@@ -122,7 +126,7 @@ def import_gguf(path: str | Path, registry: Registry, *, model_id: str, name: st
 
     quant = quant or _quant_of(meta.get("general.file_type"), mapping, path)
     registry.resolve("quant", quant)
-    by_type = Counter()
+    by_type: Counter[str] = Counter()
     for tensor in reader.tensors:
         by_type[tensor.tensor_type.name] += int(tensor.n_bytes)
     total = sum(by_type.values())
@@ -139,7 +143,7 @@ def import_gguf(path: str | Path, registry: Registry, *, model_id: str, name: st
     return text
 
 
-def _quant_of(file_type: Any, mapping, path) -> str:
+def _quant_of(file_type: Any, mapping: ImporterPack, path: str | Path) -> str:
     from gguf import LlamaFileType
 
     try:

@@ -18,6 +18,7 @@ import attrs
 
 from ..errors import InputError
 from ..registry import Registry
+from ..specs import ImporterPack
 
 MAX_CONFIG_BYTES = 5_000_000
 
@@ -77,7 +78,7 @@ def import_config(config: dict[str, Any], registry: Registry) -> ImportedModel:
 
 
 class _Reader:
-    def __init__(self, cfg: dict[str, Any], mapping):
+    def __init__(self, cfg: dict[str, Any], mapping: ImporterPack):
         self.cfg, self.mapping = cfg, mapping
         self.used: set[str] = {"text_config"}
         self.notes: list[str] = []
