@@ -8,6 +8,7 @@ variants each section shows is data (``packs/reports/``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from .estimate import Batch, Estimate, Verdict
 from .formula_parser import parse_formula
 from .launch import engine_kv_flag, launch_command
 from .registry import Registry
+from .specs import HardwareSpec
 from .scenario import SELECTORS, Scenario, resolve_scenario
 from .report_view import (Cell, ContextRow, FineTuneRow, HardwareRow, KVTuning, ModelRow, Pick,
                           ProviderRow, QuantRow, Report, ReportView)
@@ -40,22 +42,60 @@ def _cell(registry: Registry, name: str, value: float | None) -> Cell:
     return Cell(value, definition.unit, name, definition.precision, definition.display)
 
 
-class _Variants:
-    """Evaluates scenario variants in batches and reads cells from them."""
+class _Plan:
+    """The scenario variants every section needs, evaluated together in one batch."""
 
-    def __init__(self, registry: Registry, scenarios: list[Scenario]):
+    def __init__(self, registry: Registry):
         self.registry = registry
-        self.batch = Batch(registry, scenarios)
-        self._verdicts = self.batch.verdicts()
+        self.scenarios: list[Scenario] = []
+        self._batch: Batch | None = None
+        self._verdicts: list[Verdict | None] = []
+        self._columns: dict[str, list[float | None]] = {}
+
+    def add(self, scenarios: list[Scenario]) -> "_Variants":
+        """Reserve rows for ``scenarios``; read them after :meth:`run`."""
+        if self._batch is not None:
+            raise RuntimeError("the plan has already been evaluated")
+        start = len(self.scenarios)
+        self.scenarios.extend(scenarios)
+        return _Variants(self, start)
+
+    def run(self) -> None:
+        if self.scenarios:
+            self._batch = Batch(self.registry, self.scenarios)
+            self._verdicts = self._batch.verdicts()
+
+    def column(self, name: str) -> list[float | None]:
+        """Quantity ``name`` for every row, computed once."""
+        if name not in self._columns:
+            self._columns[name] = self.batch.values(name)
+        return self._columns[name]
+
+    @property
+    def batch(self) -> Batch:
+        if self._batch is None:
+            raise RuntimeError("the plan has not been evaluated yet")
+        return self._batch
+
+
+class _Variants:
+    """One section's rows of the report's batch (row 0 is the section's first scenario)."""
+
+    def __init__(self, plan: _Plan, start: int):
+        self.plan, self.start = plan, start
+
+    def value(self, name: str, row: int) -> float | None:
+        return self.plan.column(name)[self.start + row]
 
     def cell(self, name: str, row: int) -> Cell:
-        return _cell(self.registry, name, self.batch.values(name)[row])
+        return _cell(self.plan.registry, name, self.value(name, row))
 
     def verdict(self, row: int) -> Verdict | None:
-        return self._verdicts[row]
+        return self.plan._verdicts[self.start + row]
 
     def pick(self, selection: str, price_field: str, row: int) -> Pick:
-        return _pick(self.registry, self.batch.evaluation, selection, price_field, row)
+        return _pick(self.plan.registry, self.plan.batch.evaluation, selection, price_field,
+                     self.start + row)
 
 
 def _pick(registry: Registry, evaluation, selection: str, price_field: str, row: int) -> Pick:
@@ -92,14 +132,22 @@ def build_report(registry: Registry, scenario: Scenario) -> Report:
                   for slot in spec.recommendations)
     tco = {name: _cell(registry, name, estimate.value(name)) for name in TCO}
     best_single = next((p for p in picks if p.slot == "best_single_gpu"), None)
+    # the sections' variants in two evaluations: the rows that show a recommendation (a
+    # selection over every accelerator set, evaluated for each of its rows) and the others
+    picking, plain = _Plan(registry), _Plan(registry)
+    finetune = _finetune(registry, scenario, picking)
+    quantizations = _quantizations(registry, scenario, picking)
+    kv_tuning = _kv_tuning(registry, scenario, plain)
+    contexts = _contexts(registry, scenario, plain)
+    compatibility = _compatibility(registry, scenario, plain)
+    picking.run()
+    plain.run()
     return Report(
         scenario=scenario, estimate=estimate.view(), headline=headline, picks=picks,
         launch=_launch(registry, scenario, estimate), providers=_providers(registry, estimate),
-        tco=tco, best_single=best_single, finetune=_finetune(registry, scenario),
-        kv_tuning=_kv_tuning(registry, scenario), contexts=_contexts(registry, scenario),
-        compatibility=_compatibility(registry, scenario),
-        compare_contexts=tuple(spec.compare_contexts),
-        quantizations=_quantizations(registry, scenario),
+        tco=tco, best_single=best_single, finetune=finetune(), kv_tuning=kv_tuning(),
+        contexts=contexts(), compatibility=compatibility(),
+        compare_contexts=tuple(spec.compare_contexts), quantizations=quantizations(),
         other_models=_other_models(registry, scenario))
 
 
@@ -176,13 +224,18 @@ def _providers(registry: Registry, estimate: Estimate) -> tuple[ProviderRow, ...
     return tuple(rows)
 
 
-def _finetune(registry: Registry, scenario: Scenario) -> tuple[FineTuneRow, ...]:
+def _finetune(registry: Registry, scenario: Scenario, plan: _Plan
+              ) -> Callable[[], tuple[FineTuneRow, ...]]:
     spec = registry.report
     workloads = [w for w in spec.finetune_workloads if w in registry.workloads]
-    if not workloads:
-        return ()
-    variants = _Variants(registry, [_variant(registry, scenario, workload=w, quant=None)
-                                    for w in workloads])
+    variants = plan.add([_variant(registry, scenario, workload=w, quant=None)
+                         for w in workloads])
+    return lambda: _finetune_rows(registry, workloads, variants)
+
+
+def _finetune_rows(registry: Registry, workloads: list[str], variants: _Variants
+                   ) -> tuple[FineTuneRow, ...]:
+    spec = registry.report
     rows = []
     for row, workload in enumerate(workloads):
         spec_w = registry.workloads[workload]
@@ -194,25 +247,32 @@ def _finetune(registry: Registry, scenario: Scenario) -> tuple[FineTuneRow, ...]
     return tuple(rows)
 
 
-def _kv_tuning(registry: Registry, scenario: Scenario) -> KVTuning | None:
+def _kv_tuning(registry: Registry, scenario: Scenario, plan: _Plan
+               ) -> Callable[[], KVTuning | None]:
     spec = registry.report
     tuning = spec.kv_tuning
     small, large = spec.compare_contexts
     engine = next((e for e in registry.engines.values() if tuning.compressed_kv in e.kv_types),
                   None)
     if engine is None:
-        return None
-    scenarios = [_variant(registry, scenario, inputs={"context": small}),
-                 _variant(registry, scenario, inputs={"context": large}),
-                 _variant(registry, scenario, inputs={"context": large},
-                          kv=tuning.compressed_kv, engine=engine.id)]
-    variants = _Variants(registry, scenarios)
+        return lambda: None
+    variants = plan.add([_variant(registry, scenario, inputs={"context": small}),
+                         _variant(registry, scenario, inputs={"context": large}),
+                         _variant(registry, scenario, inputs={"context": large},
+                                  kv=tuning.compressed_kv, engine=engine.id)])
+    return lambda: _kv_tuning_rows(registry, variants)
+
+
+def _kv_tuning_rows(registry: Registry, variants: _Variants) -> KVTuning:
+    spec = registry.report
+    tuning = spec.kv_tuning
+    small, large = spec.compare_contexts
     formula = parse_formula(tuning.saving.expr)
     env = {}
     for ref in formula.refs:
         side, _, quantity = ref.partition(".")
         row = 1 if side == "standard" else 2
-        env[ref] = np.asarray([variants.batch.values(quantity)[row]], dtype=float)
+        env[ref] = np.asarray([variants.value(quantity, row)], dtype=float)
     saving = float(compile_tree(formula.tree)(env).reshape(-1)[0])
     flags = []
     for engine_id, kv in tuning.engine_kv.items():
@@ -228,7 +288,8 @@ def _kv_tuning(registry: Registry, scenario: Scenario) -> KVTuning | None:
              tuning.saving.precision), tuning.saving.expr, tuple(flags))
 
 
-def _contexts(registry: Registry, scenario: Scenario) -> tuple[ContextRow, ...]:
+def _contexts(registry: Registry, scenario: Scenario, plan: _Plan
+              ) -> Callable[[], tuple[ContextRow, ...]]:
     windows = list(registry.report.context_windows)
     model = registry.models[scenario.model]
     if model.max_position_embeddings is not None:
@@ -236,25 +297,30 @@ def _contexts(registry: Registry, scenario: Scenario) -> tuple[ContextRow, ...]:
         windows = [w for w in windows if w <= longest]
         if longest not in windows:
             windows.append(longest)
-    variants = _Variants(registry, [_variant(registry, scenario, inputs={"context": w})
-                                    for w in windows])
-    return tuple(ContextRow(w, variants.cell("kv_cache_gib", i), variants.cell("total_gib", i),
-                            variants.cell("total_gb", i), variants.verdict(i))
-                 for i, w in enumerate(windows))
+    variants = plan.add([_variant(registry, scenario, inputs={"context": w}) for w in windows])
+    return lambda: tuple(ContextRow(w, variants.cell("kv_cache_gib", i),
+                                    variants.cell("total_gib", i), variants.cell("total_gb", i),
+                                    variants.verdict(i))
+                         for i, w in enumerate(windows))
 
 
-def _compatibility(registry: Registry, scenario: Scenario) -> tuple[HardwareRow, ...]:
+def _compatibility(registry: Registry, scenario: Scenario, plan: _Plan
+                   ) -> Callable[[], tuple[HardwareRow, ...]]:
     contexts = registry.report.compare_contexts
     hardware = sorted(registry.accelerators.values(),
                       key=lambda h: (h.vendor, h.memory_gb.value, h.memory_bandwidth_gbs.value,
                                      h.id))
-    scenarios = [_variant(registry, scenario, hardware=h.id, inputs={"context": c})
-                 for c in contexts for h in hardware]
-    variants = _Variants(registry, scenarios)
+    variants = plan.add([_variant(registry, scenario, hardware=h.id, inputs={"context": c})
+                         for c in contexts for h in hardware])
+    return lambda: _compatibility_rows(hardware, len(contexts), variants)
+
+
+def _compatibility_rows(hardware: list[HardwareSpec], contexts: int, variants: _Variants
+                        ) -> tuple[HardwareRow, ...]:
     count = len(hardware)
     rows = []
     for i, h in enumerate(hardware):
-        totals = tuple(variants.cell("total_gib", k * count + i) for k in range(len(contexts)))
+        totals = tuple(variants.cell("total_gib", k * count + i) for k in range(contexts))
         rows.append(HardwareRow(
             h.id, h.display_name, variants.cell("physical_gb", i), variants.cell("usable_gib", i),
             h.memory_bandwidth_gbs.value, totals, variants.cell("decode_tps", i),
@@ -262,10 +328,17 @@ def _compatibility(registry: Registry, scenario: Scenario) -> tuple[HardwareRow,
     return tuple(rows)
 
 
-def _quantizations(registry: Registry, scenario: Scenario) -> tuple[QuantRow, ...]:
+def _quantizations(registry: Registry, scenario: Scenario, plan: _Plan
+                   ) -> Callable[[], tuple[QuantRow, ...]]:
     spec = registry.report
     formats = [q for q in spec.quantizations if q in registry.quant_formats]
-    variants = _Variants(registry, [_variant(registry, scenario, quant=q) for q in formats])
+    variants = plan.add([_variant(registry, scenario, quant=q) for q in formats])
+    return lambda: _quantization_rows(registry, formats, variants)
+
+
+def _quantization_rows(registry: Registry, formats: list[str], variants: _Variants
+                       ) -> tuple[QuantRow, ...]:
+    spec = registry.report
     rows = []
     for i, quant in enumerate(formats):
         fmt = registry.quant_formats[quant][0]

@@ -45,7 +45,7 @@ ALLOWED = {
     "registry": {"candidates", "errors", "formats", "graph", "names", "namespaces", "profiles",
                  "quant_formats", "specs", "views"},
     "report": {"compiled", "errors", "estimate", "formula_parser", "launch", "queries",
-               "registry", "report_view", "scenario"},
+               "registry", "report_view", "scenario", "specs"},
     "report_view": {"specs", "views"},
     "rounding": set(),
     "scenario": {"errors", "evaluator", "namespaces", "registry", "views"},
