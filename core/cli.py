@@ -10,6 +10,7 @@ import argparse
 import re
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from . import api
 from .errors import FitproofError, InputError, PackError
@@ -125,7 +126,7 @@ def _billions(text: str) -> float:
 class Parser(argparse.ArgumentParser):
     """argparse with usage errors on one line (the full usage is one ``--help`` away)."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
@@ -133,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     # The shared options are accepted before and after the command. Their defaults are
     # suppressed here and set once on the top parser, so that a command's parser does not
     # reset an option given before the command.
-    common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
+    common = Parser(add_help=False, argument_default=argparse.SUPPRESS)
     common.add_argument("--pack-dir", action="append", metavar="DIR",
                         help="also load packs from DIR (repeatable; FITPROOF_PACK_PATH works too)")
     common.add_argument("--no-plugins", action="store_true",

@@ -20,7 +20,7 @@ from .registry import Registry
 from .views import LoadedPack
 
 
-def pack_sources(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool = True,
+def pack_sources(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: bool = True,
                  extra_plugins: Iterable[object] = (), environ: dict[str, str] | None = None,
                  formats: list[Formats] | None = None,
                  ) -> tuple[list[PackSource], list[Problem], list[str]]:
@@ -41,7 +41,7 @@ def pack_sources(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool =
 LOCAL_ORIGINS = ("fitproof", "--pack-dir", "FITPROOF_PACK_PATH", "validate", "import")
 
 
-def load_registry(pack_dirs: Iterable[str | os.PathLike] = (), *, plugins: bool = True,
+def load_registry(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: bool = True,
                   extra_plugins: Iterable[object] = (), use_cache: bool = True,
                   environ: dict[str, str] | None = None, strict: bool = False,
                   profile: str | None = None) -> Registry:

@@ -82,7 +82,8 @@ def find_pack_files(roots: Iterable[PackRoot]) -> tuple[list[PackSource], list[P
     return sources, problems
 
 
-def load_pack(source: PackSource, cached: dict[str, Any] | None = None):
+def load_pack(source: PackSource,
+              cached: dict[str, Any] | None = None) -> tuple[Any, YamlDocument]:
     """Read, validate and structure one pack; raise :class:`PackError` with every problem.
 
     ``cached`` is a previously validated ``{"data", "lines"}`` entry for the same bytes.

@@ -29,7 +29,9 @@ def evaluate_models(registry: Registry, models: Iterable[str], *, hardware: str 
                 "decode_tps")}
     verdicts = batch.verdicts()
     return [ModelFit(m, registry.models[m].name, registry.models[m].family,
-                     *(columns[name][i] for name in columns), verdicts[i])
+                     columns["params_total"][i], columns["params_active"][i],
+                     columns["weights_gib"][i], columns["total_gib"][i],
+                     columns["headroom_gib"][i], columns["decode_tps"][i], verdicts[i])
             for i, m in enumerate(models)]
 
 
@@ -48,7 +50,7 @@ def models_on(registry: Registry, hardware: str, *, quant: str | None = None,
     if not include_all:
         rows = [r for r in rows if r.fits]
 
-    def key(row: ModelFit):
+    def key(row: ModelFit) -> tuple[str] | tuple[bool, float, str]:
         missing = float("inf")
         if sort == "name":
             return (row.name.casefold(),)

@@ -87,7 +87,7 @@ class Registry:
     # -- lookups ----------------------------------------------------------------------------
     def _names(self, kind: str) -> dict[str, list[str]]:
         """id → [id, aliases...] for one kind."""
-        table: Mapping[str, Any] = {
+        tables: dict[str, Mapping[str, Any]] = {
             "model": self.models, "hardware": self.hardware, "provider": self.providers,
             "engine": self.engines, "scenario": self.scenarios, "workload": self.workloads,
             "profile": self.profiles,
@@ -95,7 +95,8 @@ class Registry:
             "kv": {k: v[0] for k, v in self.kv_types.items()},
             # a host is a processor and its system memory: a hardware pack of backend cpu
             "host": {k: v for k, v in self.hardware.items() if v.backend == HOST_BACKEND},
-        }[kind]
+        }
+        table = tables[kind]
         return {key: [key, *getattr(obj, "aliases", ())] for key, obj in table.items()}
 
     def resolve(self, kind: str, name: str) -> str:
@@ -175,6 +176,7 @@ class Registry:
         """The pack object ``id`` bound to ``namespace`` (model, hardware, quant, kv, engine)."""
         key = (namespace, id)
         if key not in self._entities:
+            obj: ModelSpec | HardwareSpec | EngineSpec | Provider | WorkloadSpec
             if namespace == "model":
                 obj = self.models[id]
                 entity = Entity("model", id, obj, obj.pack, (), obj.source)
@@ -182,16 +184,18 @@ class Registry:
                 obj = self.hardware[id]
                 entity = Entity(namespace, id, obj, obj.pack, (), obj.source)
             elif namespace in ("engine", "provider", "workload"):
-                obj = {"engine": self.engines, "provider": self.providers,
-                       "workload": self.workloads}[namespace][id]
+                packs: dict[str, Mapping[str, EngineSpec | Provider | WorkloadSpec]] = {
+                    "engine": self.engines, "provider": self.providers, "workload": self.workloads}
+                obj = packs[namespace][id]
                 entity = Entity(namespace, id, obj, obj.pack, (), obj.source)
             elif namespace == "quant":
                 fmt, pack = self.quant_formats[id]
                 entity = Entity("quant", id, fmt, pack.pack, ("formats", id),
                                 fmt.source or pack.source)
             elif namespace == "kv":
-                kv, pack = self.kv_types[id]
-                entity = Entity("kv", id, kv, pack.pack, ("types", id), kv.source or pack.source)
+                kv, kv_pack = self.kv_types[id]
+                entity = Entity("kv", id, kv, kv_pack.pack, ("types", id),
+                                kv.source or kv_pack.source)
             else:
                 raise KeyError(namespace)
             self._entities[key] = entity

@@ -16,10 +16,11 @@ import numpy as np
 from .compiled import compile_tree
 from .errors import FitproofError
 from .estimate import Batch, Estimate, Verdict
+from .evaluator import Evaluation
 from .formula_parser import parse_formula
 from .launch import engine_kv_flag, launch_command
 from .registry import Registry
-from .specs import HardwareSpec
+from .specs import HardwareSpec, ReportPack
 from .scenario import SELECTORS, Scenario, resolve_scenario
 from .report_view import (Cell, ContextRow, FineTuneRow, HardwareRow, KVTuning, ModelRow, Pick,
                           ProviderRow, QuantRow, Report, ReportView)
@@ -32,6 +33,18 @@ HEADLINE = ("weights_gib", "kv_cache_gib", "overhead_gib", "offload_gib", "total
 BANDS = ("decode_tps_low", "decode_tps_high", "prefill_tps_low", "prefill_tps_high")  # if the profile has them
 TCO = ("breakeven_months", "local_power_usd_month", "purchase_usd", "reference_monthly_usd",
        "hours_per_month")
+
+
+def _spec(registry: Registry) -> ReportPack:
+    """The report pack (the sizing report needs one)."""
+    if registry.report is None:
+        raise FitproofError("no report pack is loaded (packs/reports/)")
+    return registry.report
+
+
+def _recommendation(spec: ReportPack) -> str:
+    """The selection whose pick each fine-tuning and quantization row shows."""
+    return spec.finetune_recommendation or "best_single_gpu"
 
 
 def _cell(registry: Registry, name: str, value: float | None) -> Cell:
@@ -98,7 +111,7 @@ class _Variants:
                      self.start + row)
 
 
-def _pick(registry: Registry, evaluation, selection: str, price_field: str, row: int) -> Pick:
+def _pick(registry: Registry, evaluation: Evaluation, selection: str, price_field: str, row: int) -> Pick:
     result = evaluation.select(selection)
     choice = result.choice(row)
     price_name = f"{selection}.{price_field}"
@@ -120,9 +133,7 @@ def _pick(registry: Registry, evaluation, selection: str, price_field: str, row:
 
 def build_report(registry: Registry, scenario: Scenario) -> Report:
     """Evaluate every section of the sizing report for ``scenario``."""
-    spec = registry.report
-    if spec is None:
-        raise FitproofError("no report pack is loaded (packs/reports/)")
+    spec = _spec(registry)
     estimate = Estimate(registry, scenario)
     evaluation = estimate.evaluation
     headline = {name: _cell(registry, name, estimate.value(name)) for name in HEADLINE}
@@ -167,9 +178,10 @@ def report_view(registry: Registry, report: Report) -> ReportView:
 
 def _variant(registry: Registry, scenario: Scenario, **changes: Any) -> Scenario:
     """``scenario`` with some choices or inputs changed, resolved and checked again."""
-    inputs = dict(scenario.inputs)
-    inputs.update(changes.pop("inputs", {}))
-    inputs = {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in inputs.items()}
+    given: dict[str, float] = dict(scenario.inputs)
+    given.update(changes.pop("inputs", {}))
+    inputs: dict[str, float | None] = {
+        k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in given.items()}
     choices = {key: getattr(scenario, key) for key in SELECTORS}
     choices["backend"] = scenario.backend
     choices.update(changes)
@@ -192,7 +204,7 @@ def _launch(registry: Registry, scenario: Scenario, estimate: Estimate
 
 
 def _providers(registry: Registry, estimate: Estimate) -> tuple[ProviderRow, ...]:
-    spec = registry.report
+    spec = _spec(registry)
     evaluation = estimate.evaluation
     result = evaluation.select(spec.provider_selection)
     choices = result.group_choices(0)
@@ -205,7 +217,7 @@ def _providers(registry: Registry, estimate: Estimate) -> tuple[ProviderRow, ...
             name = listing.name if listing else provider.name
             hourly = monthly_value = memory = None
             offer_id = hardware_id = None
-            devices, tiers = 0, ()
+            devices, tiers = 0, tuple[str, ...]()
             if choice is not None:
                 offer = choice.entities["offer"].obj
                 hardware = choice.entities["hardware"].obj
@@ -226,7 +238,7 @@ def _providers(registry: Registry, estimate: Estimate) -> tuple[ProviderRow, ...
 
 def _finetune(registry: Registry, scenario: Scenario, plan: _Plan
               ) -> Callable[[], tuple[FineTuneRow, ...]]:
-    spec = registry.report
+    spec = _spec(registry)
     workloads = [w for w in spec.finetune_workloads if w in registry.workloads]
     variants = plan.add([_variant(registry, scenario, workload=w, quant=None)
                          for w in workloads])
@@ -235,7 +247,7 @@ def _finetune(registry: Registry, scenario: Scenario, plan: _Plan
 
 def _finetune_rows(registry: Registry, workloads: list[str], variants: _Variants
                    ) -> tuple[FineTuneRow, ...]:
-    spec = registry.report
+    spec = _spec(registry)
     rows = []
     for row, workload in enumerate(workloads):
         spec_w = registry.workloads[workload]
@@ -243,13 +255,13 @@ def _finetune_rows(registry: Registry, workloads: list[str], variants: _Variants
             workload, spec_w.label or spec_w.name, variants.cell("weights_gib", row),
             variants.cell("training_state_gib", row), variants.cell("activations_gib", row),
             variants.cell("total_gib", row), variants.verdict(row),
-            variants.pick(spec.finetune_recommendation, "price_usd", row)))
+            variants.pick(_recommendation(spec), "price_usd", row)))
     return tuple(rows)
 
 
 def _kv_tuning(registry: Registry, scenario: Scenario, plan: _Plan
                ) -> Callable[[], KVTuning | None]:
-    spec = registry.report
+    spec = _spec(registry)
     tuning = spec.kv_tuning
     small, large = spec.compare_contexts
     engine = next((e for e in registry.engines.values() if tuning.compressed_kv in e.kv_types),
@@ -264,7 +276,7 @@ def _kv_tuning(registry: Registry, scenario: Scenario, plan: _Plan
 
 
 def _kv_tuning_rows(registry: Registry, variants: _Variants) -> KVTuning:
-    spec = registry.report
+    spec = _spec(registry)
     tuning = spec.kv_tuning
     small, large = spec.compare_contexts
     formula = parse_formula(tuning.saving.expr)
@@ -290,7 +302,7 @@ def _kv_tuning_rows(registry: Registry, variants: _Variants) -> KVTuning:
 
 def _contexts(registry: Registry, scenario: Scenario, plan: _Plan
               ) -> Callable[[], tuple[ContextRow, ...]]:
-    windows = list(registry.report.context_windows)
+    windows = list(_spec(registry).context_windows)
     model = registry.models[scenario.model]
     if model.max_position_embeddings is not None:
         longest = int(model.max_position_embeddings.value)
@@ -306,7 +318,7 @@ def _contexts(registry: Registry, scenario: Scenario, plan: _Plan
 
 def _compatibility(registry: Registry, scenario: Scenario, plan: _Plan
                    ) -> Callable[[], tuple[HardwareRow, ...]]:
-    contexts = registry.report.compare_contexts
+    contexts = _spec(registry).compare_contexts
     hardware = sorted(registry.accelerators.values(),
                       key=lambda h: (h.vendor, h.memory_gb.value, h.memory_bandwidth_gbs.value,
                                      h.id))
@@ -330,7 +342,7 @@ def _compatibility_rows(hardware: list[HardwareSpec], contexts: int, variants: _
 
 def _quantizations(registry: Registry, scenario: Scenario, plan: _Plan
                    ) -> Callable[[], tuple[QuantRow, ...]]:
-    spec = registry.report
+    spec = _spec(registry)
     formats = [q for q in spec.quantizations if q in registry.quant_formats]
     variants = plan.add([_variant(registry, scenario, quant=q) for q in formats])
     return lambda: _quantization_rows(registry, formats, variants)
@@ -338,7 +350,7 @@ def _quantizations(registry: Registry, scenario: Scenario, plan: _Plan
 
 def _quantization_rows(registry: Registry, formats: list[str], variants: _Variants
                        ) -> tuple[QuantRow, ...]:
-    spec = registry.report
+    spec = _spec(registry)
     rows = []
     for i, quant in enumerate(formats):
         fmt = registry.quant_formats[quant][0]
@@ -346,7 +358,7 @@ def _quantization_rows(registry: Registry, formats: list[str], variants: _Varian
             quant, fmt.label or quant, fmt.size_basis, variants.cell("weights_gib", i),
             variants.cell("kv_cache_gib", i), variants.cell("total_gib", i),
             variants.cell("total_gb", i), variants.cell("decode_tps", i), variants.verdict(i),
-            variants.pick(spec.finetune_recommendation or "best_single_gpu", "price_usd", i)))
+            variants.pick(_recommendation(spec), "price_usd", i)))
     return tuple(rows)
 
 

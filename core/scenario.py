@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from .errors import InputError
 from .evaluator import ScenarioRow
 from .namespaces import FieldValue, hardware_backends
 from .registry import Registry
 from .views import SELECTORS, Scenario
+
+__all__ = ["SELECTORS", "Scenario", "figure_value", "resolve_scenario", "scenario_row"]
 
 def resolve_scenario(registry: Registry, *, model: str | None = None,
                      hardware: str | None = None, quant: str | None = None,
@@ -67,6 +69,7 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
     values: dict[str, float] = {}
     for name, node in registry.graph.inputs.items():
         definition = node.definition
+        value: float | None
         if name in given:
             value = given[name]
             origins[name] = (input_origins or {}).get(name, "given")
@@ -120,7 +123,24 @@ def figure_value(value: Any) -> float:
     return float(getattr(value, "value", value) or 0)
 
 
-def _check_input(name: str, value: Any, definition, registry: Registry) -> float:
+class _InputRange(Protocol):
+    """What an input's definition says about its values (a specs.InputDef)."""
+
+    @property
+    def type(self) -> str: ...
+    @property
+    def unit(self) -> str: ...
+    @property
+    def minimum(self) -> float | None: ...
+    @property
+    def exclusive_minimum(self) -> float | None: ...
+    @property
+    def maximum(self) -> float | None: ...
+    @property
+    def choices(self) -> Mapping[str, float]: ...
+
+
+def _check_input(name: str, value: Any, definition: _InputRange, registry: Registry) -> float:
     if isinstance(value, str) and definition.choices:
         key = value.strip().lower()
         if key not in definition.choices:

@@ -44,7 +44,7 @@ ALLOWED = {
     "queries": {"errors", "estimate", "registry", "scenario", "views"},
     "registry": {"candidates", "errors", "formats", "graph", "names", "namespaces", "profiles",
                  "quant_formats", "specs", "views"},
-    "report": {"compiled", "errors", "estimate", "formula_parser", "launch", "queries",
+    "report": {"compiled", "errors", "estimate", "evaluator", "formula_parser", "launch", "queries",
                "registry", "report_view", "scenario", "specs"},
     "report_view": {"specs", "views"},
     "rounding": set(),

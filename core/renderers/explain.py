@@ -153,6 +153,7 @@ def render_latex(root: Derivation) -> str:
         name = r"\mathrm{" + d.name.replace("_", r"\_") + "}"
         unit = "" if d.unit in ("1", "") else r"\ \mathrm{" + d.unit.replace("%", r"\%") + "}"
         value = format_number(d.value) if d.value is not None else "?"
+        assert d.substituted is not None  # every formula step has its substituted text
         substituted = d.substituted.replace("**", "^").replace("*", r" \cdot ").replace("_", r"\_")
         rows.append(f"{name} &= {d.latex()} \\\\\n  &= \\texttt{{{substituted}}} = {value}{unit}")
         for child in d.inputs:

@@ -31,7 +31,9 @@ def _report_markdown(view: ReportView, options: RenderOptions) -> str:
 def _report_html(view: ReportView, options: RenderOptions) -> str:
     messages = Messages(view.catalogs, options.language)
     document = report_blocks(view, messages)
-    return blocks.render_html(document, document[0].text, messages.language)
+    title = document[0]
+    assert isinstance(title, blocks.Heading)  # the report opens with its title
+    return blocks.render_html(document, title.text, messages.language)
 
 
 def _report_json(view: ReportView, options: RenderOptions) -> str:

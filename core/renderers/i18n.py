@@ -10,6 +10,7 @@ from ..rounding import round_half_away
 from .display import display_number
 
 if TYPE_CHECKING:
+    from ..report_view import Cell
     from ..specs import CatalogPack
 
 FALLBACK = "en"
@@ -48,7 +49,7 @@ class Messages:
             text = text.replace(".", self.catalog.decimal_separator)
         return text
 
-    def cell(self, cell) -> str:
+    def cell(self, cell: Cell) -> str:
         return self.number(cell.value, cell.precision, cell.display)
 
     def whole(self, value: float | None) -> str:

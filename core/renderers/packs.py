@@ -86,7 +86,7 @@ def _short(value: Any) -> str:
 
 
 def render_validation(report: ValidationReport) -> str:
-    lines = []
+    lines: list[str] = []
     for result in report.files:
         if result.problems:
             lines.extend(str(p) for p in result.problems)

@@ -6,7 +6,10 @@ and sentence from the language's catalog.
 
 from __future__ import annotations
 
-from ..report_view import Cell, Pick, ReportView
+from collections.abc import Mapping
+
+from ..report_view import Cell, Pick, ProviderRow, ReportView
+from ..views import Verdict
 from .blocks import Block, Code, Facts, Heading, Paragraph, Table
 from .i18n import Messages
 
@@ -26,14 +29,14 @@ class _Writer:
     def n(self, cell: Cell) -> str:
         return self.t.cell(cell)
 
-    def band(self, headline, name: str) -> str:
+    def band(self, headline: Mapping[str, Cell], name: str) -> str:
         """`` (low–high)`` after a speed whose profile gives an error band, else nothing."""
         low, high = headline.get(f"{name}_low"), headline.get(f"{name}_high")
         if low is None or high is None or low.value is None or high.value is None:
             return ""
         return f" ({self.n(low)}–{self.n(high)})"
 
-    def verdict(self, verdict, short: bool = False) -> str:
+    def verdict(self, verdict: Verdict | None, short: bool = False) -> str:
         if verdict is None:
             return self.t("verdict.unknown")
         return self.t(f"verdict.{'short.' if short else ''}{verdict.id}")
@@ -44,6 +47,7 @@ class _Writer:
     def pick_name(self, pick: Pick, *, with_memory: bool = True) -> str:
         if pick.id is None:
             return self.t("recommend.none")
+        assert pick.hardware is not None  # a pick with an id names its hardware
         name = self.view.hardware[pick.hardware].name
         if pick.devices > 1:
             name = f"{pick.devices}x {name}"
@@ -60,10 +64,11 @@ class _Writer:
     def tier(self, text: str) -> str:
         return self.local("tier", text)
 
-    def instance(self, row) -> str | None:
+    def instance(self, row: ProviderRow) -> str | None:
         """'1x RTX 3090 (Verified Host)', as the provider table names an offer."""
         if row.offer is None:
             return None
+        assert row.hardware is not None  # an offer names its hardware
         name = f"{row.devices}x {self.view.hardware[row.hardware].name}"
         tiers = " · ".join(self.tier(t) for t in row.tiers)
         return f"{name} ({tiers})" if tiers else name
@@ -73,7 +78,7 @@ class _Writer:
         provider_id, _, offer_id = (pick.id or "").partition("/")
         provider = self.view.providers.get(provider_id)
         offer = next((o for o in provider.offers if o.id == offer_id), None) if provider else None
-        if offer is None:
+        if offer is None or provider is None:
             return pick.name or self.t("recommend.none")
         text = f"{provider.name} · {int(offer.gpus.value)}x {self.view.hardware[offer.hardware].name}"
         return text + (f" ({self.tier(offer.tier)})" if offer.tier else "")

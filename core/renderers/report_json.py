@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..report_view import Pick, ReportView
+from ..views import Verdict
 from .i18n import Messages
 
 
-def _verdict(verdict, t: Messages) -> dict[str, Any] | None:
+def _verdict(verdict: Verdict | None, t: Messages) -> dict[str, Any] | None:
     if verdict is None:
         return None
     return {"id": verdict.id, "label": t(f"verdict.{verdict.id}"), "source": verdict.source}

@@ -26,7 +26,7 @@ class PackFile:
 
     path: str
     origin: str = "fitproof"
-    lines: Mapping[tuple, int] = attrs.field(factory=dict, eq=False, repr=False)
+    lines: Mapping[tuple[str | int, ...], int] = attrs.field(factory=dict, eq=False, repr=False)
 
     def line_of(self, *path: str | int) -> int | None:
         """Line of the value at ``path`` (or of its nearest ancestor)."""

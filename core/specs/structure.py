@@ -53,10 +53,10 @@ def _make_converter() -> cattrs.Converter:
 converter = _make_converter()
 
 
-def structure_pack(data: dict[str, Any], pack: PackFile):
+def structure_pack(data: dict[str, Any], pack: PackFile) -> Any:
     """Build the frozen pack object for validated ``data`` (dispatching on ``kind``)."""
     cls = PACK_CLASSES[data["kind"]]
-    obj = converter.structure(data, cls)
+    obj: Any = converter.structure(data, cls)
     changes: dict[str, Any] = {"pack": pack}
     if isinstance(obj, QuantizationPack):
         changes["formats"] = {k: attrs.evolve(v, id=k) for k, v in obj.formats.items()}
