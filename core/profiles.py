@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+from collections.abc import Iterable, Sequence
 
 from .errors import Problem
 from .graph import FormulaGraph, build_graph
-from .specs import ArchitecturePack, FormulaPack, InputPack, SelectionPack, VerdictPack
+from .specs import (ArchitecturePack, FormulaPack, InputPack, ReportPack, SelectionPack,
+                    VerdictPack)
 from .views import LoadedPack
 
 
@@ -40,9 +42,42 @@ def profile_graph(loaded: Sequence[LoadedPack], profile: str | None,
     origin_rank = {origin: i for i, origin in enumerate(dict.fromkeys(p.origin for p in loaded))}
     chosen.sort(key=lambda p: (origin_rank[p.origin], rank.get(p.obj.profile, 0)))
     formula_packs = [p.obj for p in chosen]
-    return build_graph(
+    graph, problems = build_graph(
         formula_packs,
         [o for o in objs if isinstance(o, SelectionPack)],
         [o for o in objs if isinstance(o, VerdictPack)],
         [o for o in objs if isinstance(o, InputPack)],
         [o for o in objs if isinstance(o, ArchitecturePack)])
+    for pack in loaded:
+        if isinstance(pack.obj, ReportPack):
+            problems += _report_names(pack.path, pack.obj, graph)
+    return graph, problems
+
+
+def _report_names(path: str, report: ReportPack, graph: FormulaGraph) -> list[Problem]:
+    """The quantities and selections a report pack names exist in the profile's graph."""
+    problems: list[Problem] = []
+
+    def unknown(what: str, name: str, options: Iterable[str], *key: str | int) -> None:
+        close = difflib.get_close_matches(name, sorted(options), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        problems.append(Problem(f"unknown {what} {name!r}{hint}", path,
+                                report.pack.line_of(*key), ".".join(map(str, key))))
+
+    for field in ("headline", "tco"):
+        for index, name in enumerate(getattr(report, field)):
+            if name not in graph.formulas:
+                unknown("quantity", name, graph.formulas, field, index)
+    for index, slot in enumerate(report.recommendations):
+        if slot.selection not in graph.selections:
+            unknown("selection", slot.selection, graph.selections, "recommendations", index,
+                    "selection")
+    for field in ("provider_selection", "finetune_recommendation"):
+        name = getattr(report, field)
+        if name is not None and name not in graph.selections:
+            unknown("selection", name, graph.selections, field)
+    slots = [slot.selection for slot in report.recommendations]
+    if report.purchase_recommendation not in slots:
+        unknown("recommendation slot", report.purchase_recommendation, slots,
+                "purchase_recommendation")
+    return problems

@@ -26,15 +26,6 @@ from .report_view import (Cell, ContextRow, FineTuneRow, HardwareRow, KVTuning, 
                           ProviderRow, QuantRow, Report, ReportView)
 
 
-HEADLINE = ("weights_gib", "kv_cache_gib", "overhead_gib", "offload_gib", "total_gib",
-            "total_gb", "physical_gb", "usable_gib", "headroom_gib", "utilization",
-            "decode_tps", "prefill_tps", "ttft_ms", "cost_per_mtok_usd", "params_total",
-            "params_active")
-BANDS = ("decode_tps_low", "decode_tps_high", "prefill_tps_low", "prefill_tps_high")  # if the profile has them
-TCO = ("breakeven_months", "local_power_usd_month", "purchase_usd", "reference_monthly_usd",
-       "hours_per_month")
-
-
 def _spec(registry: Registry) -> ReportPack:
     """The report pack (the sizing report needs one)."""
     if registry.report is None:
@@ -44,7 +35,7 @@ def _spec(registry: Registry) -> ReportPack:
 
 def _recommendation(spec: ReportPack) -> str:
     """The selection whose pick each fine-tuning and quantization row shows."""
-    return spec.finetune_recommendation or "best_single_gpu"
+    return spec.finetune_recommendation or spec.purchase_recommendation
 
 
 def _cell(registry: Registry, name: str, value: float | None) -> Cell:
@@ -136,13 +127,13 @@ def build_report(registry: Registry, scenario: Scenario) -> Report:
     spec = _spec(registry)
     estimate = Estimate(registry, scenario)
     evaluation = estimate.evaluation
-    headline = {name: _cell(registry, name, estimate.value(name)) for name in HEADLINE}
-    headline.update({name: _cell(registry, name, estimate.value(name)) for name in BANDS
+    headline = {name: _cell(registry, name, estimate.value(name)) for name in spec.headline}
+    headline.update({name: _cell(registry, name, estimate.value(name)) for name in spec.bands
                      if name in estimate.quantities})
     picks = tuple(_pick(registry, evaluation, slot.selection, slot.price, 0)
                   for slot in spec.recommendations)
-    tco = {name: _cell(registry, name, estimate.value(name)) for name in TCO}
-    best_single = next((p for p in picks if p.slot == "best_single_gpu"), None)
+    tco = {name: _cell(registry, name, estimate.value(name)) for name in spec.tco}
+    best_single = next((p for p in picks if p.slot == spec.purchase_recommendation), None)
     # the sections' variants in two evaluations: the rows that show a recommendation (a
     # selection over every accelerator set, evaluated for each of its rows) and the others
     picking, plain = _Plan(registry), _Plan(registry)

@@ -41,10 +41,14 @@ class ReportPack:
     compare_contexts: tuple[int, ...]
     kv_tuning: KVTuningSpec
     provider_selection: str
+    headline: tuple[str, ...]
+    purchase_recommendation: str
     kind: str = "report"
     name: str | None = None
     override: bool = False
     finetune_recommendation: str | None = None
     finetune_workloads: tuple[str, ...] = ()
+    bands: tuple[str, ...] = ()
+    tco: tuple[str, ...] = ()
     source: Sources = ()
     pack: PackFile = NO_PACK
