@@ -17,8 +17,8 @@ from .compiled import Compiled, compile_tree
 from .errors import Problem
 from .formula_parser import Formula, FormulaSyntaxError, parse_formula
 from .namespaces import NAMESPACES, namespace_fields
-from .specs import (ArchitecturePack, FormulaDef, FormulaPack, InputDef, InputPack, SelectionDef,
-                    SelectionPack, VerdictPack, VerdictRule)
+from .specs import (ArchitecturePack, FormulaDef, FormulaPack, InputDef, InputPack, Location,
+                    SelectionDef, SelectionPack, VerdictPack, VerdictRule)
 
 ARCH = "arch."
 
@@ -36,9 +36,14 @@ class FormulaNode:
     name: str
     formula: Formula
     definition: FormulaDef
-    location: str
+    at: Location
     compiled: Compiled = attrs.field(eq=False, repr=False)
     replaced: tuple[str, ...] = ()
+
+    @property
+    def location(self) -> str:
+        """``file:line`` of the definition."""
+        return str(self.at)
 
 
 @attrs.frozen
@@ -47,7 +52,7 @@ class SelectionNode:
     definition: SelectionDef
     where: Formula
     minimize: tuple[Formula, ...]
-    location: str
+    at: Location
     where_compiled: Compiled = attrs.field(eq=False, repr=False)
     minimize_compiled: tuple[Compiled, ...] = attrs.field(eq=False, repr=False)
 
@@ -55,20 +60,35 @@ class SelectionNode:
     def refs(self) -> frozenset[str]:
         return self.where.refs.union(*(key.refs for key in self.minimize))
 
+    @property
+    def location(self) -> str:
+        """``file:line`` of the definition."""
+        return str(self.at)
+
 
 @attrs.frozen
 class VerdictNode:
     rule: VerdictRule
     when: Formula
-    location: str
+    at: Location
     compiled: Compiled = attrs.field(eq=False, repr=False)
+
+    @property
+    def location(self) -> str:
+        """``file:line`` of the definition."""
+        return str(self.at)
 
 
 @attrs.frozen
 class InputNode:
     name: str
     definition: InputDef
-    location: str
+    at: Location
+
+    @property
+    def location(self) -> str:
+        """``file:line`` of the definition."""
+        return str(self.at)
 
 
 @attrs.frozen
@@ -152,7 +172,7 @@ def build_graph(formula_packs: Iterable[FormulaPack], selection_packs: Iterable[
     inputs: dict[str, InputNode] = {}
     for input_pack in input_packs:
         for name, input_def in input_pack.inputs.items():
-            location = input_pack.pack.at("inputs", name)
+            location = input_pack.pack.locate("inputs", name)
             if name in inputs:
                 problems.append(_located(location, f"inputs.{name}",
                                          f"input {name!r} is already defined at {inputs[name].location}"))
@@ -162,9 +182,9 @@ def build_graph(formula_packs: Iterable[FormulaPack], selection_packs: Iterable[
     formulas: dict[str, FormulaNode] = {}
     for formula_pack in formula_packs:
         for name, definition in formula_pack.formulas.items():
-            location = formula_pack.pack.at("formulas", name)
+            location = formula_pack.pack.locate("formulas", name)
             field = f"formulas.{name}"
-            formula = _parse(definition.expr, formula_pack.pack.at("formulas", name, "expr"),
+            formula = _parse(definition.expr, formula_pack.pack.locate("formulas", name, "expr"),
                              f"{field}.expr", problems)
             if formula is None:
                 continue
@@ -184,19 +204,19 @@ def build_graph(formula_packs: Iterable[FormulaPack], selection_packs: Iterable[
                                          compile_tree(formula.tree), replaced)
         for index, name in enumerate(formula_pack.retires):
             if formulas.pop(name, None) is None:
-                problems.append(_located(formula_pack.pack.at("retires", index), f"retires.{index}",
+                problems.append(_located(formula_pack.pack.locate("retires", index), f"retires.{index}",
                                          f"retires {name!r}, which no pack loaded before it "
                                          "defines"))
 
     selections: dict[str, SelectionNode] = {}
     for selection_pack in selection_packs:
         for name, selection_def in selection_pack.selections.items():
-            location = selection_pack.pack.at("selections", name)
+            location = selection_pack.pack.locate("selections", name)
             field = f"selections.{name}"
-            where = _parse(selection_def.where, selection_pack.pack.at("selections", name, "where"),
+            where = _parse(selection_def.where, selection_pack.pack.locate("selections", name, "where"),
                            f"{field}.where", problems)
             minimize = tuple(
-                _parse(key, selection_pack.pack.at("selections", name, "minimize"),
+                _parse(key, selection_pack.pack.locate("selections", name, "minimize"),
                        f"{field}.minimize", problems) for key in selection_def.minimize)
             if where is None or None in minimize:
                 continue
@@ -214,7 +234,7 @@ def build_graph(formula_packs: Iterable[FormulaPack], selection_packs: Iterable[
     verdict_location = ""
     for verdict_pack in verdict_packs:
         if verdicts:
-            problems.append(_located(verdict_pack.pack.at("rules"), "rules",
+            problems.append(_located(verdict_pack.pack.locate("rules"), "rules",
                                      f"verdict rules are already defined at {verdict_location}; "
                                      "to replace them, give this pack the same id with "
                                      "'override: true'"))
@@ -222,13 +242,13 @@ def build_graph(formula_packs: Iterable[FormulaPack], selection_packs: Iterable[
         verdict_location = verdict_pack.pack.at("rules")
         nodes = []
         for index, rule in enumerate(verdict_pack.rules):
-            when = _parse(rule.when, verdict_pack.pack.at("rules", index, "when"),
+            when = _parse(rule.when, verdict_pack.pack.locate("rules", index, "when"),
                           f"rules.{index}.when", problems)
             if when is not None:
-                nodes.append(VerdictNode(rule, when, verdict_pack.pack.at("rules", index),
+                nodes.append(VerdictNode(rule, when, verdict_pack.pack.locate("rules", index),
                                          compile_tree(when.tree)))
         if nodes and nodes[-1].when.refs:
-            problems.append(_located(nodes[-1].location, f"rules.{len(nodes) - 1}.when",
+            problems.append(_located(nodes[-1].at, f"rules.{len(nodes) - 1}.when",
                                      "the last verdict rule must be 'when: true' so that "
                                      "every scenario gets a verdict"))
         verdicts = nodes
@@ -236,11 +256,11 @@ def build_graph(formula_packs: Iterable[FormulaPack], selection_packs: Iterable[
     dispatched: dict[str, dict[str, FormulaNode]] = {}
     for arch_pack in architecture_packs:
         for name, definition in arch_pack.formulas.items():
-            formula = _parse(definition.expr, arch_pack.pack.at("formulas", name, "expr"),
+            formula = _parse(definition.expr, arch_pack.pack.locate("formulas", name, "expr"),
                              f"formulas.{name}.expr", problems)
             if formula is not None:
                 dispatched.setdefault(ARCH + name, {})[arch_pack.id] = FormulaNode(
-                    ARCH + name, formula, definition, arch_pack.pack.at("formulas", name),
+                    ARCH + name, formula, definition, arch_pack.pack.locate("formulas", name),
                     compile_tree(formula.tree))
 
     graph = FormulaGraph(formulas, selections, tuple(verdicts), inputs, dispatched)
@@ -249,12 +269,11 @@ def build_graph(formula_packs: Iterable[FormulaPack], selection_packs: Iterable[
     return graph, problems
 
 
-def _located(location: str, field: str, message: str) -> Problem:
-    file, _, line = location.rpartition(":")
-    return Problem(message, file, int(line) if line.isdigit() else None, field)
+def _located(location: Location, field: str, message: str) -> Problem:
+    return Problem(message, location.file, location.line, field)
 
 
-def _parse(text: str, location: str, field: str, problems: list[Problem]) -> Formula | None:
+def _parse(text: str, location: Location, field: str, problems: list[Problem]) -> Formula | None:
     try:
         return parse_formula(text)
     except FormulaSyntaxError as exc:
@@ -268,11 +287,11 @@ def _check_names(graph: FormulaGraph) -> list[Problem]:
     reserved = set(NAMESPACES) | set(graph.selections)
     for name, node in list(graph.formulas.items()) + list(graph.inputs.items()):
         if name in reserved:
-            problems.append(_located(node.location, name, f"{name!r} is a namespace and cannot "
+            problems.append(_located(node.at, name, f"{name!r} is a namespace and cannot "
                                      "be the name of a formula or input"))
     for name in graph.formulas:
         if name in graph.inputs:
-            problems.append(_located(graph.formulas[name].location, name,
+            problems.append(_located(graph.formulas[name].at, name,
                                      f"{name!r} is also a scenario input ({graph.inputs[name].location})"))
     known = set(graph.formulas) | set(graph.inputs) | set(fields)
     for selection_name, selection in graph.selections.items():
@@ -285,7 +304,7 @@ def _check_names(graph: FormulaGraph) -> list[Problem]:
     family_names = {family: known | names for family, names in families.items()}
     known |= shared
 
-    def check(refs: Iterable[str], location: str, field: str, names: set[str] = known) -> None:
+    def check(refs: Iterable[str], location: Location, field: str, names: set[str] = known) -> None:
         for ref in sorted(refs):
             if ref not in names:
                 close = difflib.get_close_matches(ref, sorted(names), n=2, cutoff=0.8)
@@ -293,14 +312,14 @@ def _check_names(graph: FormulaGraph) -> list[Problem]:
                 problems.append(_located(location, field, f"unknown name {ref!r}{hint}"))
 
     for name, node in graph.formulas.items():
-        check(node.formula.refs, node.location, f"formulas.{name}.expr")
+        check(node.formula.refs, node.at, f"formulas.{name}.expr")
     for name, selection in graph.selections.items():
-        check(selection.refs, selection.location, f"selections.{name}")
+        check(selection.refs, selection.at, f"selections.{name}")
     for verdict in graph.verdicts:
-        check(verdict.when.refs, verdict.location, f"rules.{verdict.rule.id}.when")
+        check(verdict.when.refs, verdict.at, f"rules.{verdict.rule.id}.when")
     for name, nodes in graph.dispatched.items():
         for family, node in nodes.items():
-            check(node.formula.refs, node.location, f"formulas.{name[len(ARCH):]}.expr",
+            check(node.formula.refs, node.at, f"formulas.{name[len(ARCH):]}.expr",
                   family_names[family])
     return problems
 
@@ -311,12 +330,12 @@ def _check_cycles(graph: FormulaGraph) -> list[Problem]:
     problems: list[Problem] = []
     stack: list[str] = []
 
-    def location(name: str) -> str:
+    def location(name: str) -> Location:
         if name in graph.formulas:
-            return graph.formulas[name].location
+            return graph.formulas[name].at
         if name in graph.dispatched:
-            return next(iter(graph.dispatched[name].values())).location
-        return graph.selections[name].location
+            return next(iter(graph.dispatched[name].values())).at
+        return graph.selections[name].at
 
     def visit(name: str) -> None:
         state[name] = 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .architecture import ArchitecturePack
 from .catalog import CatalogPack
-from .common import NO_PACK, Figure, PackFile, Sources
+from .common import NO_PACK, Figure, Location, PackFile, Sources
 from .engine import EngineSpec, LaunchPart, LaunchTemplate
 from .formulas import FormulaDef, FormulaPack
 from .hardware import HardwareSpec
@@ -34,7 +34,7 @@ __all__ = [
     "KINDS", "NO_PACK", "PACK_CLASSES", "PACK_KINDS", "ROW_FALLBACK_CLASSES", "TENSOR_CLASSES",
     "ArchitecturePack", "BlockType", "CatalogPack", "CheckpointFormatRule", "CloudOffer",
     "EngineSpec", "Figure", "FormulaDef", "FormulaPack", "HardwareSpec", "ImporterPack",
-    "InputDef", "InputPack", "KVCachePack", "KVCacheType", "KVTuningSpec", "LaunchPart",
+    "InputDef", "InputPack", "Location", "KVCachePack", "KVCacheType", "KVTuningSpec", "LaunchPart",
     "LaunchTemplate", "Listing", "MeasurementPack", "MeasurementRow", "ModelSpec", "PackFile",
     "PackKind", "ProfilePack", "Provider", "QuantFormat", "QuantizationPack",
     "RecommendationSlot", "ReportPack", "SavingSpec", "ScenarioPack", "SelectionDef",

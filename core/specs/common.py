@@ -21,6 +21,18 @@ class Figure:
 
 
 @attrs.frozen
+class Location:
+    """Where a value was written: the pack file, its line, and the key path to the value."""
+
+    file: str
+    line: int | None
+    path: tuple[str | int, ...] = ()
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+@attrs.frozen
 class PackFile:
     """Where a pack came from: its display path, the plugin that provided it, its lines."""
 
@@ -37,9 +49,13 @@ class PackFile:
             key = key[:-1]
         return 1
 
+    def locate(self, *path: str | int) -> Location:
+        """Where the value at ``path`` is written."""
+        return Location(self.path, self.line_of(*path), tuple(path))
+
     def at(self, *path: str | int) -> str:
         """``file:line`` of the value at ``path``."""
-        return f"{self.path}:{self.line_of(*path)}"
+        return str(self.locate(*path))
 
 
 NO_PACK = PackFile(path="<api>")
