@@ -12,19 +12,20 @@ import difflib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .accuracy import score
 from .errors import InputError, UnknownIdError
 from .estimate import Batch, Estimate
 from .formats import Formats, RenderOptions
 from .linking import load_registry
 from .registry import Registry
-from .report import build_report, report_view
-from .report_view import ReportView
 from .scenario import Scenario, resolve_scenario
 from .version import __version__
 from .views import (Accuracy, DerivationView, EstimateView, LoadedPack, ModelsView, PacksView,
                     PackView, ValidationReport)
+
+if TYPE_CHECKING:  # the report and accuracy modules load when their command runs
+    from .report_view import ReportView
 
 __all__ = [
     "Formats", "Registry", "Scenario", "__version__", "RenderOptions", "accuracy", "estimate", "estimate_many", "estimate_view",
@@ -89,11 +90,15 @@ def explain(registry: Registry, resolved: Scenario, quantity: str,
 
 def report(registry: Registry, resolved: Scenario) -> ReportView:
     """``fitproof report``: every section of the sizing report."""
+    from .report import build_report, report_view
+
     return report_view(registry, build_report(registry, resolved))
 
 
 def accuracy(registry: Registry, group_by: Sequence[str] = ()) -> Accuracy:
     """``fitproof validate``: the profile's speeds against the measurement packs."""
+    from .accuracy import score
+
     return score(registry, group_by)
 
 
