@@ -87,16 +87,25 @@ def check_checkpoint_formats(loaded: Sequence[LoadedPack]) -> list[Problem]:
 
 
 def check_families(loaded: Sequence[LoadedPack]) -> list[Problem]:
-    """A model's architecture family has an architecture pack."""
+    """A model's architecture family, and each family an importer pack assigns, has an
+    architecture pack."""
     problems: list[Problem] = []
     families = {p.id for p in loaded if p.kind == "architecture"}
+
+    def unknown(family: str, pack: LoadedPack, *key: str | int) -> None:
+        close = difflib.get_close_matches(family, sorted(families), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else \
+            f"; families are {', '.join(sorted(families))}"
+        problems.append(Problem(f"unknown architecture family {family!r}{hint}", pack.path,
+                                pack.obj.pack.line_of(*key), ".".join(map(str, key))))
+
     for pack in loaded:
         if pack.kind == "model" and pack.obj.family not in families:
-            close = difflib.get_close_matches(pack.obj.family, sorted(families), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else \
-                f"; families are {', '.join(sorted(families))}"
-            problems.append(Problem(f"unknown architecture family {pack.obj.family!r}{hint}",
-                                    pack.path, pack.obj.pack.line_of("family"), "family"))
+            unknown(pack.obj.family, pack, "family")
+        elif pack.kind == "importer":
+            for index, rule in enumerate(pack.obj.families):
+                if rule.family not in families:
+                    unknown(rule.family, pack, "families", index, "family")
     return problems
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 from ..registry import Registry
-from .huggingface import ConfigNotUnderstood, ImportedModel, model_pack_text
+from .huggingface import ConfigNotUnderstood, ImportedModel, family_of, model_pack_text
 from ..specs import ImporterPack
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def import_gguf(path: str | Path, registry: Registry, *, model_id: str, name: st
             return value
         return None
 
-    fields: dict[str, Any] = {"family": "full-attention"}
+    fields: dict[str, Any] = {}
     for field, keys in mapping.fields.items():
         for template in keys:
             value = get(template)
@@ -134,7 +134,7 @@ def import_gguf(path: str | Path, registry: Registry, *, model_id: str, name: st
              f"tensors) read from its header",
              f"GGUF architecture {arch!r}; tensor bytes by type: " +
              ", ".join(f"{t} {n:,}" for t, n in sorted(by_type.items())))
-    imported = ImportedModel(fields, notes)
+    imported = ImportedModel({"family": family_of(mapping, fields), **fields}, notes)
     text = model_pack_text(model_id, name or meta.get("general.name") or model_id,
                            source or str(path), imported, hf_repo,
                            origin="GGUF header by `fitproof import gguf`")

@@ -12,6 +12,7 @@ import json
 import math
 from collections import Counter
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -290,15 +291,8 @@ class _Reader:
                           "sizes the model at BF16")
 
     def _family(self, fields: dict[str, Any]) -> str:
-        if fields.get("kv_lora_rank"):
-            return "mla"
-        if fields.get("mamba_layers"):
-            return "hybrid-mamba"
-        if fields.get("linear_attention_layers"):
-            return "hybrid-linear"
-        if fields.get("sliding_attention_layers"):
-            return "sliding-window"
-        return "full-attention"
+        """The family of the importer pack's first rule that holds for ``fields``."""
+        return family_of(self.mapping, fields)
 
     def check_unread(self) -> None:
         mapping = self.mapping
@@ -318,6 +312,15 @@ class _Reader:
         if self.problems:
             raise ConfigNotUnderstood("cannot size this model safely:\n  " +
                                       "\n  ".join(self.problems))
+
+
+def family_of(mapping: ImporterPack, fields: Mapping[str, Any]) -> str:
+    """The family of the importer pack's first rule whose field ``fields`` has (not empty)."""
+    for rule in mapping.families:
+        if rule.when is None or fields.get(rule.when):
+            return rule.family
+    raise ConfigNotUnderstood(f"no family rule of importer pack {mapping.id!r} holds; add a "
+                              "last rule without 'when'")
 
 
 def _members(value: Any, path: list[str]) -> list[Any]:

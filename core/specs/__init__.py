@@ -13,7 +13,7 @@ from .common import NO_PACK, Figure, Location, PackFile, Sources
 from .engine import EngineSpec, LaunchPart, LaunchTemplate
 from .formulas import FormulaDef, FormulaPack
 from .hardware import HardwareSpec
-from .importer import CheckpointFormatRule, ImporterPack
+from .importer import CheckpointFormatRule, FamilyRule, ImporterPack
 from .inputs import InputDef, InputPack
 from .kinds import KINDS, PACK_CLASSES, PACK_KINDS, PackKind
 from .kv_cache import KVCachePack, KVCacheType
@@ -33,7 +33,7 @@ from .workload import WorkloadSpec
 __all__ = [
     "KINDS", "NO_PACK", "PACK_CLASSES", "PACK_KINDS", "ROW_FALLBACK_CLASSES", "TENSOR_CLASSES",
     "ArchitecturePack", "BlockType", "CatalogPack", "CheckpointFormatRule", "CloudOffer",
-    "EngineSpec", "Figure", "FormulaDef", "FormulaPack", "HardwareSpec", "ImporterPack",
+    "EngineSpec", "FamilyRule", "Figure", "FormulaDef", "FormulaPack", "HardwareSpec", "ImporterPack",
     "InputDef", "InputPack", "Location", "KVCachePack", "KVCacheType", "KVTuningSpec", "LaunchPart",
     "LaunchTemplate", "Listing", "MeasurementPack", "MeasurementRow", "ModelSpec", "PackFile",
     "PackKind", "ProfilePack", "Provider", "QuantFormat", "QuantizationPack",

@@ -22,6 +22,7 @@ class ImporterPack:
     neutral: Mapping[str, tuple[Any, ...]]
     activations: Mapping[str, bool]
     dtype_bytes: Mapping[str, float]
+    families: tuple["FamilyRule", ...]
     kind: str = "importer"
     override: bool = False
     name: str | None = None
@@ -38,3 +39,11 @@ class CheckpointFormatRule:
     format: str
     when: Mapping[str, Any]
     source: Sources = ()
+
+
+@attrs.frozen
+class FamilyRule:
+    """An architecture family, recognised by a model-pack field that is present."""
+
+    family: str
+    when: str | None = None
