@@ -192,18 +192,21 @@ def import_gguf(path: str, registry: Registry, *, model_id: str, out: str,
     return write_pack(text, out, model_id, force=force)
 
 
-def output_formats(registry: Registry | None = None) -> Formats:
-    """The output formats in use: the built-in ones and those the registry's plugins add."""
+def output_formats(registry: Registry | None = None, *, plugins: bool = True) -> Formats:
+    """The output formats in use: those of the plugins ``registry`` was loaded with; without
+    one, the built-in formats and (``plugins``) those the installed plugins add."""
     if registry is not None and registry.output_formats is not None:
         return registry.output_formats
     from .plugins import collect_output_formats, plugin_manager
 
-    return collect_output_formats(plugin_manager(entry_points_group=None
-                                                 if registry is not None else "fitproof"))[0]
+    manager = plugin_manager(entry_points_group="fitproof" if plugins else None)
+    return collect_output_formats(manager)[0]
 
 
 def render(view_kind: str, view: object, format: str = "text", *,
-           registry: Registry | None = None, language: str = "en",
+           registry: Registry | None = None, plugins: bool = True, language: str = "en",
            depth: int | None = None) -> str:
-    """``view`` (of kind ``view_kind``, see :data:`fitproof.formats.VIEW_KINDS`) as text."""
-    return output_formats(registry).render(view_kind, format, view, RenderOptions(language, depth))
+    """``view`` (of kind ``view_kind``, see :data:`fitproof.formats.VIEW_KINDS`) as text, in
+    a format of ``registry``'s plugins (without a registry: see :func:`output_formats`)."""
+    formats = output_formats(registry, plugins=plugins)
+    return formats.render(view_kind, format, view, RenderOptions(language, depth))

@@ -305,10 +305,10 @@ def _scenario(args: argparse.Namespace, registry: api.Registry) -> api.Scenario:
 
 
 def _show(view_kind: str, view: object, args: argparse.Namespace,
-          registry: api.Registry | None = None) -> None:
+          registry: api.Registry | None = None, format: str | None = None) -> None:
     """Print ``view`` in the format the command line asks for (``--format``, ``--json``)."""
-    name = "json" if getattr(args, "json", False) else args.format
-    text = api.render(view_kind, view, name, registry=registry,
+    name = format or ("json" if getattr(args, "json", False) else args.format)
+    text = api.render(view_kind, view, name, registry=registry, plugins=not args.no_plugins,
                       language=getattr(args, "lang", "en"), depth=getattr(args, "depth", None))
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
@@ -365,8 +365,7 @@ def _import(args: argparse.Namespace) -> int:
 def _packs(args: argparse.Namespace) -> int:
     if args.packs_command == "validate":
         report = api.validate_packs(args.paths, plugins=not args.no_plugins)
-        args.format = "text"
-        _show("validation", report, args)
+        _show("validation", report, args, format="text")
         return 0 if report.ok else 1
     registry = _registry(args)
     if args.packs_command == "list":

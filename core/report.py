@@ -69,6 +69,9 @@ class _Plan:
             self._batch = Batch(self.registry, self.scenarios)
             self._verdicts = self._batch.verdicts()
 
+    def verdict(self, row: int) -> Verdict | None:
+        return self._verdicts[row]
+
     def column(self, name: str) -> list[float | None]:
         """Quantity ``name`` for every row, computed once."""
         if name not in self._columns:
@@ -95,7 +98,7 @@ class _Variants:
         return _cell(self.plan.registry, name, self.value(name, row))
 
     def verdict(self, row: int) -> Verdict | None:
-        return self.plan._verdicts[self.start + row]
+        return self.plan.verdict(self.start + row)
 
     def pick(self, selection: str, price_field: str, row: int) -> Pick:
         return _pick(self.plan.registry, self.plan.batch.evaluation, selection, price_field,

@@ -107,8 +107,7 @@ def _graph() -> dict[str, set[str]]:
     for path in sorted(CORE.rglob("*.py")):
         package = path.parent.name if path.parent != CORE else None
         name = path.stem if package is None else f"{package}.{path.stem}"
-        found = imports_of(path, package)
-        graph[name] = {f"{n}" for n in found}
+        graph[name] = imports_of(path, package)
     return graph
 
 

@@ -122,3 +122,11 @@ def test_format_works_on_every_command(capsys):
         json.loads(out)
     code, out, _ = cli(capsys, "models", "--format", "markdown", "--on", "rtx-4090")
     assert code == 0 and out.startswith("# Models on NVIDIA RTX 4090\n") and "| Model |" in out
+
+
+def test_without_a_registry_the_formats_follow_the_plugins_flag():
+    built_in = api.output_formats(plugins=False)
+    assert built_in.names("validation") == ["text"]
+    assert built_in.names("estimate") == ["text", "json"]
+    # a registry loaded with a plugin keeps that plugin's formats
+    assert "csv" in api.output_formats(_registry(CsvPlugin())).names("estimate")
