@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import attrs
 
-from .evaluator import Evaluation
+from .evaluator import Evaluation, ScenarioRow, entity_values
 from .formula_parser import Formula, Ref, walk
 from .numbers import format_number
 
@@ -184,6 +184,9 @@ class DerivationBuilder:
                 substituted=substitute(node.formula, values, {d.name: d.unit for d in inputs}),
                 inputs=inputs, sources=definition.source, approximate=definition.approximate,
                 missing=missing, replaced=node.replaced, formula=node.formula)
+        picked = graph.picked_quantity(name)
+        if picked is not None:
+            return self._picked(name, *picked, value)
         selection = graph.selection_of(name)
         if selection is not None:
             return self._selection(name, selection, value)
@@ -213,8 +216,6 @@ class DerivationBuilder:
                               missing=f"no candidate of {total} meets {node.where.text}")
         leaf = None
         for namespace, entity in choice.entities.items():
-            from .evaluator import entity_values
-
             values = entity_values(entity)
             if field in values:
                 leaf = values[field]
@@ -230,3 +231,25 @@ class DerivationBuilder:
             description=f"{node.definition.description}: {choice.label}", written=rule,
             substituted=f"{choice.label} ({qualifying} of {total} candidates qualify)",
             inputs=inputs)
+
+    def _picked(self, name: str, selection: str, quantity: str, value: float) -> Derivation:
+        """``selection.quantity``: the quantity's own derivation, for the row with the
+        picked candidate's packs and inputs bound (what the selection evaluated)."""
+        node = self.graph.selections[selection]
+        result = self.evaluation.select(selection)
+        choice = result.choice(self.row)
+        rule = (f"{quantity} of the smallest {node.definition.minimize} among "
+                f"{node.definition.candidates} where {node.where.text}")
+        if choice is None:
+            return Derivation(name, None, "", node.location, "selection",
+                              description=node.definition.description, written=rule,
+                              missing=f"no candidate of {len(result.candidates)} meets "
+                                      f"{node.where.text}")
+        row = self.evaluation.rows[self.row]
+        bound = ScenarioRow({**row.entities, **choice.entities}, {**row.inputs, **choice.inputs})
+        inner = DerivationBuilder(
+            Evaluation(self.graph, [bound], self.evaluation.candidates)).derive(quantity)
+        return Derivation(
+            name, _value(value), inner.unit, node.location, "selection",
+            description=f"{node.definition.description}: {choice.label}", written=rule,
+            substituted=f"{quantity} for {choice.label}", inputs=(inner,))

@@ -154,6 +154,9 @@ class Evaluation:
             return self._formula(name)
         if name in self.graph.dispatched:
             return self._dispatched(name)
+        picked = self.graph.picked_quantity(name)
+        if picked is not None:
+            return self._picked(name, *picked)
         selection = self.graph.selection_of(name)
         if selection is not None:
             self.select(selection)
@@ -197,11 +200,6 @@ class Evaluation:
                                   for c in candidates]) if candidates else _column([])
                 picked = column[np.maximum(chosen, 0)] if candidates else np.full(rows, np.nan)
                 self.values[f"{name}.{field}"] = np.where(chosen >= 0, picked, np.nan)
-        if "gpus" in self.graph.inputs and candidates:
-            devices = _column([c.inputs["gpus"].value if "gpus" in c.inputs else np.nan
-                               for c in candidates])
-            self.values[f"{name}.gpus"] = np.where(chosen >= 0, devices[np.maximum(chosen, 0)],
-                                                   np.nan)
         return result
 
     def over(self, selection: str) -> "_CandidateEvaluation":
@@ -228,6 +226,19 @@ class Evaluation:
         return decided
 
     # -- internals ------------------------------------------------------------------------
+    def _picked(self, name: str, selection: str, quantity: str) -> FloatArray:
+        """``selection.quantity``: the quantity as evaluated for each row's pick."""
+        result = self.select(selection)
+        if result.candidates:
+            column = self.over(selection).values_of(quantity)
+            chosen = np.maximum(result.chosen, 0)
+            value = np.where(result.chosen >= 0,
+                             column[np.arange(len(self.rows)), chosen], np.nan)
+        else:
+            value = np.full(len(self.rows), np.nan)
+        self.values[name] = value
+        return value
+
     def _dispatched(self, name: str) -> FloatArray:
         """An ``arch.`` formula: each row takes the formula of its model's family."""
         result = np.full(len(self.rows), np.nan)

@@ -113,6 +113,18 @@ class FormulaGraph:
         head, _, _ = name.partition(".")
         return head if head in self.selections and "." in name else None
 
+    def picked_quantity(self, name: str) -> tuple[str, str] | None:
+        """``(selection, quantity)`` when ``name`` is ``selection.quantity``: a formula or
+        input evaluated with the candidate the selection picked bound (its hardware, its
+        device count), such as ``recommended_setup.physical_gb``. A field of the candidate's
+        packs (``recommended_setup.price_usd``) is not one: it is read off the pick."""
+        head, _, tail = name.partition(".")
+        if head not in self.selections or not tail:
+            return None
+        if tail in selection_fields(self.selections[head].definition):
+            return None
+        return (head, tail) if tail in self.formulas or tail in self.inputs else None
+
     def dependencies(self, name: str) -> frozenset[str]:
         """Direct references of a formula or selection."""
         if name in self.formulas:
@@ -121,6 +133,9 @@ class FormulaGraph:
             return frozenset().union(*(n.formula.refs for n in self.dispatched[name].values()))
         if name in self.selections:
             return self.selections[name].refs
+        picked = self.picked_quantity(name)
+        if picked is not None:
+            return frozenset(picked)
         selection = self.selection_of(name)
         return frozenset({selection}) if selection else frozenset()
 
@@ -296,6 +311,8 @@ def _check_names(graph: FormulaGraph) -> list[Problem]:
     known = set(graph.formulas) | set(graph.inputs) | set(fields)
     for selection_name, selection in graph.selections.items():
         known |= {f"{selection_name}.{f}" for f in selection_fields(selection.definition)}
+        # a formula or input evaluated for the picked candidate (graph.picked_quantity)
+        known |= {f"{selection_name}.{q}" for q in (*graph.formulas, *graph.inputs)}
     families: dict[str, set[str]] = {}
     for name, nodes in graph.dispatched.items():
         for family in nodes:
@@ -341,18 +358,19 @@ def _check_cycles(graph: FormulaGraph) -> list[Problem]:
         state[name] = 1
         stack.append(name)
         for dep in sorted(graph.dependencies(name)):
-            target = graph.selection_of(dep) or dep
-            if target not in graph.formulas and target not in graph.selections \
-                    and target not in graph.dispatched:
-                continue
-            if state.get(target) == 1:
-                cycle = stack[stack.index(target):] + [target]
-                steps = " → ".join(cycle)
-                places = ", ".join(f"{n} ({location(n)})" for n in dict.fromkeys(cycle))
-                problems.append(_located(location(target), target,
-                                         f"formulas form a cycle: {steps}; defined at {places}"))
-            elif target not in state:
-                visit(target)
+            picked = graph.picked_quantity(dep)
+            for target in picked or (graph.selection_of(dep) or dep,):
+                if target not in graph.formulas and target not in graph.selections \
+                        and target not in graph.dispatched:
+                    continue
+                if state.get(target) == 1:
+                    cycle = stack[stack.index(target):] + [target]
+                    steps = " → ".join(cycle)
+                    places = ", ".join(f"{n} ({location(n)})" for n in dict.fromkeys(cycle))
+                    problems.append(_located(location(target), target,
+                                             f"formulas form a cycle: {steps}; defined at {places}"))
+                elif target not in state:
+                    visit(target)
         stack.pop()
         state[name] = 2
 

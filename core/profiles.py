@@ -68,10 +68,17 @@ def _report_names(path: str, report: ReportPack, graph: FormulaGraph) -> list[Pr
         for index, name in enumerate(getattr(report, field)):
             if name not in graph.formulas:
                 unknown("quantity", name, graph.formulas, field, index)
+    for field in ("pick_memory", "pick_price", "provider_hourly", "provider_monthly"):
+        if getattr(report, field) not in graph.formulas:
+            unknown("quantity", getattr(report, field), graph.formulas, field)
+    if report.pick_devices not in graph.inputs:
+        unknown("input", report.pick_devices, graph.inputs, "pick_devices")
     for index, slot in enumerate(report.recommendations):
         if slot.selection not in graph.selections:
             unknown("selection", slot.selection, graph.selections, "recommendations", index,
                     "selection")
+        if slot.price not in graph.formulas:
+            unknown("quantity", slot.price, graph.formulas, "recommendations", index, "price")
     for field in ("provider_selection", "finetune_recommendation"):
         name = getattr(report, field)
         if name is not None and name not in graph.selections:

@@ -39,7 +39,9 @@ def _recommendation(spec: ReportPack) -> str:
 
 
 def _cell(registry: Registry, name: str, value: float | None) -> Cell:
-    node = registry.graph.formulas[name]
+    """A number of the report: formula ``name`` (or ``selection.formula``) and its value."""
+    picked = registry.graph.picked_quantity(name)
+    node = registry.graph.formulas[picked[1] if picked else name]
     definition = node.definition
     if value is not None and not np.isfinite(value):
         value = None
@@ -100,29 +102,28 @@ class _Variants:
     def verdict(self, row: int) -> Verdict | None:
         return self.plan.verdict(self.start + row)
 
-    def pick(self, selection: str, price_field: str, row: int) -> Pick:
-        return _pick(self.plan.registry, self.plan.batch.evaluation, selection, price_field,
+    def pick(self, selection: str, price: str, row: int) -> Pick:
+        return _pick(self.plan.registry, self.plan.batch.evaluation, selection, price,
                      self.start + row)
 
 
-def _pick(registry: Registry, evaluation: Evaluation, selection: str, price_field: str, row: int) -> Pick:
-    result = evaluation.select(selection)
-    choice = result.choice(row)
-    price_name = f"{selection}.{price_field}"
-    price = evaluation.scalar(price_name, row)
-    devices = 1
-    if choice is not None and "gpus" in choice.inputs:
-        devices = int(choice.inputs["gpus"].value)
-    unit = "USD/h" if price_field.startswith("hourly") else "USD"
+def _pick(registry: Registry, evaluation: Evaluation, selection: str, price: str, row: int
+          ) -> Pick:
+    """The candidate ``selection`` picked for ``row``: its device count, memory and price,
+    each a quantity evaluated for the pick (``selection.quantity``), with a derivation."""
+    spec = _spec(registry)
+    choice = evaluation.select(selection).choice(row)
+    price_name = f"{selection}.{price}"
     if choice is None:
-        return Pick(selection, None, None, None, 0, None, Cell(None, unit, price_name, 2))
+        return Pick(selection, None, None, None, 0, None, _cell(registry, price_name, None))
     hardware = choice.entities["hardware"].obj
-    if "offer" not in choice.entities:
-        price = price * devices
-    precision = 2 if unit == "USD/h" else 0
-    return Pick(selection, choice.id, choice.label, hardware.id, devices,
-                hardware.memory_gb.value * devices,
-                Cell(price if np.isfinite(price) else None, unit, price_name, precision))
+    devices = evaluation.scalar(f"{selection}.{spec.pick_devices}", row)
+    memory = evaluation.scalar(f"{selection}.{spec.pick_memory}", row)
+    return Pick(selection, choice.id, choice.label, hardware.id,
+                int(devices) if np.isfinite(devices) else 1,
+                memory if np.isfinite(memory) else None,
+                _cell(registry, price_name, evaluation.scalar(price_name, row)),
+                offer="offer" in choice.entities)
 
 
 def build_report(registry: Registry, scenario: Scenario) -> Report:
@@ -202,31 +203,35 @@ def _providers(registry: Registry, estimate: Estimate) -> tuple[ProviderRow, ...
     evaluation = estimate.evaluation
     result = evaluation.select(spec.provider_selection)
     choices = result.group_choices(0)
-    monthly = evaluation.over(spec.provider_selection).values_of("offer_monthly_usd")[0]
+    offers = evaluation.over(spec.provider_selection)
+    # each provider's pick, evaluated as a candidate of the selection (first row)
+    columns = {name: offers.values_of(name)[0]
+               for name in (spec.provider_hourly, spec.provider_monthly, spec.pick_memory,
+                            spec.pick_devices)}
+
+    def cell(name: str, index: int | None) -> Cell:
+        value = float(columns[name][index]) if index is not None else None
+        return _cell(registry, name, value)
+
     rows = []
     for provider in sorted(registry.providers.values(), key=lambda p: (p.rank or 10**6, p.id)):
         choice = choices.get(provider.id)
-        listings = provider.listings or (None,)
-        for listing in listings:
+        index = result.candidates.index(choice) if choice is not None else None
+        for listing in provider.listings or (None,):
             name = listing.name if listing else provider.name
-            hourly = monthly_value = memory = None
-            offer_id = hardware_id = None
+            memory = offer_id = hardware_id = None
             devices, tiers = 0, tuple[str, ...]()
-            if choice is not None:
+            if choice is not None and index is not None:
                 offer = choice.entities["offer"].obj
-                hardware = choice.entities["hardware"].obj
-                index = result.candidates.index(choice)
-                hourly = float(offer.hourly_usd.value)
-                monthly_value = float(monthly[index])
-                devices = int(offer.gpus.value)
                 tiers = tuple(t for t in (offer.tier, listing.tier_suffix if listing else None)
                               if t)
-                offer_id, hardware_id = choice.id, hardware.id
-                memory = hardware.memory_gb.value * devices
+                offer_id, hardware_id = choice.id, choice.entities["hardware"].obj.id
+                devices = int(columns[spec.pick_devices][index])
+                memory = float(columns[spec.pick_memory][index])
             rows.append(ProviderRow(
                 name, provider.id, offer_id, hardware_id, devices, tiers, memory,
-                Cell(hourly, "USD/h", "offer.hourly_usd", 2),
-                _cell(registry, "offer_monthly_usd", monthly_value), provider.billing))
+                cell(spec.provider_hourly, index), cell(spec.provider_monthly, index),
+                provider.billing))
     return tuple(rows)
 
 
@@ -249,7 +254,7 @@ def _finetune_rows(registry: Registry, workloads: list[str], variants: _Variants
             workload, spec_w.label or spec_w.name, variants.cell("weights_gib", row),
             variants.cell("training_state_gib", row), variants.cell("activations_gib", row),
             variants.cell("total_gib", row), variants.verdict(row),
-            variants.pick(_recommendation(spec), "price_usd", row)))
+            variants.pick(_recommendation(spec), spec.pick_price, row)))
     return tuple(rows)
 
 
@@ -352,7 +357,7 @@ def _quantization_rows(registry: Registry, formats: list[str], variants: _Varian
             quant, fmt.label or quant, fmt.size_basis, variants.cell("weights_gib", i),
             variants.cell("kv_cache_gib", i), variants.cell("total_gib", i),
             variants.cell("total_gb", i), variants.cell("decode_tps", i), variants.verdict(i),
-            variants.pick(_recommendation(spec), "price_usd", i)))
+            variants.pick(_recommendation(spec), spec.pick_price, i)))
     return tuple(rows)
 
 

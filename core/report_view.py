@@ -40,6 +40,7 @@ class Pick:
     devices: int
     memory_gb: float | None
     price: Cell
+    offer: bool = False
 
 
 @attrs.frozen

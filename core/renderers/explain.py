@@ -51,7 +51,8 @@ def render_text(root: Derivation, max_depth: int | None = None) -> str:
             if d.substituted != d.written:
                 lines.append(f"{indent}  = {d.substituted}")
         elif d.kind == "selection":
-            lines.append(f"{indent}  {d.description}")
+            if depth:  # the root's description is printed above
+                lines.append(f"{indent}  {d.description}")
             lines.append(f"{indent}  = {d.written}")
             if d.substituted:
                 lines.append(f"{indent}  = {d.substituted}")

@@ -160,11 +160,11 @@ class _Writer:
         t = self.t
         items = []
         for pick in self.report.picks:
-            if pick.slot == "cheapest_offer":
+            if pick.offer:
                 value = (t("recommend.cloud", offer=self.offer_text(pick),
-                           rate=t.money(pick.price.value, 2)) if pick.id else t("recommend.none"))
+                           rate=t.money(pick.price.value, pick.price.precision or 0)) if pick.id else t("recommend.none"))
             else:
-                price = f" · ~{t.money(pick.price.value, 0)}" if pick.price.value else ""
+                price = f" · ~{t.money(pick.price.value, pick.price.precision or 0)}" if pick.price.value else ""
                 value = self.pick_name(pick) + price if pick.id else t("recommend.none")
             items.append((t(f"recommend.{pick.slot}"), value))
         self.add(Heading(t("recommend.title")), Facts(tuple(items)))

@@ -43,6 +43,11 @@ class ReportPack:
     provider_selection: str
     headline: tuple[str, ...]
     purchase_recommendation: str
+    pick_devices: str
+    pick_memory: str
+    pick_price: str
+    provider_hourly: str
+    provider_monthly: str
     kind: str = "report"
     name: str | None = None
     override: bool = False
