@@ -65,9 +65,13 @@ def _report_names(path: str, report: ReportPack, graph: FormulaGraph) -> list[Pr
                                 report.pack.line_of(*key), ".".join(map(str, key))))
 
     for field in ("headline", "tco"):
-        for index, name in enumerate(getattr(report, field)):
+        for role, name in getattr(report, field).items():
             if name not in graph.formulas:
-                unknown("quantity", name, graph.formulas, field, index)
+                unknown("quantity", name, graph.formulas, field, role)
+    for section, columns in report.columns.items():
+        for role, name in columns.items():
+            if name not in graph.formulas:
+                unknown("quantity", name, graph.formulas, "columns", section, role)
     for field in ("pick_memory", "pick_price", "provider_hourly", "provider_monthly"):
         if getattr(report, field) not in graph.formulas:
             unknown("quantity", getattr(report, field), graph.formulas, field)

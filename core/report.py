@@ -99,6 +99,11 @@ class _Variants:
     def cell(self, name: str, row: int) -> Cell:
         return _cell(self.plan.registry, name, self.value(name, row))
 
+    def columns(self, section: str, row: int) -> dict[str, Cell]:
+        """The cells of ``row`` for the columns the report pack gives ``section``, by role."""
+        return {role: self.cell(name, row)
+                for role, name in _spec(self.plan.registry).columns[section].items()}
+
     def verdict(self, row: int) -> Verdict | None:
         return self.plan.verdict(self.start + row)
 
@@ -131,12 +136,13 @@ def build_report(registry: Registry, scenario: Scenario) -> Report:
     spec = _spec(registry)
     estimate = Estimate(registry, scenario)
     evaluation = estimate.evaluation
-    headline = {name: _cell(registry, name, estimate.value(name)) for name in spec.headline}
-    headline.update({name: _cell(registry, name, estimate.value(name)) for name in spec.bands
-                     if name in estimate.quantities})
+    headline = {role: _cell(registry, name, estimate.value(name))
+                for role, name in spec.headline.items()}
+    headline.update({role: _cell(registry, name, estimate.value(name))
+                     for role, name in spec.bands.items() if name in estimate.quantities})
     picks = tuple(_pick(registry, evaluation, slot.selection, slot.price, 0)
                   for slot in spec.recommendations)
-    tco = {name: _cell(registry, name, estimate.value(name)) for name in spec.tco}
+    tco = {role: _cell(registry, name, estimate.value(name)) for role, name in spec.tco.items()}
     best_single = next((p for p in picks if p.slot == spec.purchase_recommendation), None)
     # the sections' variants in two evaluations: the rows that show a recommendation (a
     # selection over every accelerator set, evaluated for each of its rows) and the others
@@ -251,10 +257,9 @@ def _finetune_rows(registry: Registry, workloads: list[str], variants: _Variants
     for row, workload in enumerate(workloads):
         spec_w = registry.workloads[workload]
         rows.append(FineTuneRow(
-            workload, spec_w.label or spec_w.name, variants.cell("weights_gib", row),
-            variants.cell("training_state_gib", row), variants.cell("activations_gib", row),
-            variants.cell("total_gib", row), variants.verdict(row),
-            variants.pick(_recommendation(spec), spec.pick_price, row)))
+            workload, spec_w.label or spec_w.name, **variants.columns("finetune", row),
+            verdict=variants.verdict(row),
+            recommended=variants.pick(_recommendation(spec), spec.pick_price, row)))
     return tuple(rows)
 
 
@@ -291,10 +296,11 @@ def _kv_tuning_rows(registry: Registry, variants: _Variants) -> KVTuning:
             flag = engine_kv_flag(registry.engines[engine_id], kv)
             if flag:
                 flags.append((registry.engines[engine_id].name, flag))
+    cells = [variants.columns("kv_tuning", row) for row in range(3)]
     return KVTuning(
-        (small, large), (variants.cell("kv_cache_gib", 0), variants.cell("kv_cache_gib", 1)),
-        (variants.cell("total_gib", 0), variants.cell("total_gib", 1)), tuning.compressed_kv,
-        variants.cell("kv_cache_gib", 2), variants.cell("total_gib", 2),
+        (small, large), (cells[0]["kv_cache"], cells[1]["kv_cache"]),
+        (cells[0]["total"], cells[1]["total"]), tuning.compressed_kv,
+        cells[2]["kv_cache"], cells[2]["total"],
         Cell(saving if np.isfinite(saving) else None, tuning.saving.unit, "kv_saving",
              tuning.saving.precision), tuning.saving.expr, tuple(flags))
 
@@ -309,9 +315,8 @@ def _contexts(registry: Registry, scenario: Scenario, plan: _Plan
         if longest not in windows:
             windows.append(longest)
     variants = plan.add([_variant(registry, scenario, inputs={"context": w}) for w in windows])
-    return lambda: tuple(ContextRow(w, variants.cell("kv_cache_gib", i),
-                                    variants.cell("total_gib", i), variants.cell("total_gb", i),
-                                    variants.verdict(i))
+    return lambda: tuple(ContextRow(w, **variants.columns("contexts", i),
+                                    verdict=variants.verdict(i))
                          for i, w in enumerate(windows))
 
 
@@ -331,11 +336,12 @@ def _compatibility_rows(hardware: list[HardwareSpec], contexts: int, variants: _
     count = len(hardware)
     rows = []
     for i, h in enumerate(hardware):
-        totals = tuple(variants.cell("total_gib", k * count + i) for k in range(contexts))
+        cells = variants.columns("compatibility", i)
+        totals = tuple(variants.columns("compatibility", k * count + i)["total_gib"]
+                       for k in range(contexts))
         rows.append(HardwareRow(
-            h.id, h.display_name, variants.cell("physical_gb", i), variants.cell("usable_gib", i),
-            h.memory_bandwidth_gbs.value, totals, variants.cell("decode_tps", i),
-            variants.verdict(i)))
+            h.id, h.display_name, cells["physical_gb"], cells["usable_gib"],
+            h.memory_bandwidth_gbs.value, totals, cells["decode_tps"], variants.verdict(i)))
     return tuple(rows)
 
 
@@ -354,10 +360,9 @@ def _quantization_rows(registry: Registry, formats: list[str], variants: _Varian
     for i, quant in enumerate(formats):
         fmt = registry.quant_formats[quant][0]
         rows.append(QuantRow(
-            quant, fmt.label or quant, fmt.size_basis, variants.cell("weights_gib", i),
-            variants.cell("kv_cache_gib", i), variants.cell("total_gib", i),
-            variants.cell("total_gb", i), variants.cell("decode_tps", i), variants.verdict(i),
-            variants.pick(_recommendation(spec), spec.pick_price, i)))
+            quant, fmt.label or quant, fmt.size_basis, **variants.columns("quantizations", i),
+            verdict=variants.verdict(i),
+            recommended=variants.pick(_recommendation(spec), spec.pick_price, i)))
     return tuple(rows)
 
 

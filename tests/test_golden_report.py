@@ -57,6 +57,11 @@ def same(cell: Cell, shown: Shown, messages: Messages) -> None:
         assert shown.matches_binary(cell.value), f"{cell.quantity} = {cell.value!r}"
 
 
+def by_quantity(cells: dict[str, Cell]) -> dict[str, Cell]:
+    """The report's cells by the quantity behind each (the report pack names their roles)."""
+    return {cell.quantity: cell for cell in cells.values()}
+
+
 def same_money(value: float | None, shown: Shown, messages: Messages) -> None:
     assert messages.money(value, shown.decimals) == shown.text.lstrip("~"), (value, shown.text)
 
@@ -65,7 +70,7 @@ def same_money(value: float | None, shown: Shown, messages: Messages) -> None:
 @pytest.mark.parametrize("stem", STEMS)
 def test_headline_cells(reports, stem):
     report, t, _ = reports[stem]
-    card, h = PAGES[stem].headline, report.headline
+    card, h = PAGES[stem].headline, by_quantity(report.headline)
     for name, shown in (("total_gib", card.required_gib), ("total_gb", card.required_gb),
                         ("usable_gib", card.usable_gib), ("physical_gb", card.physical_gb),
                         ("headroom_gib", card.headroom_gib), ("decode_tps", card.decode_tok_s),
@@ -80,7 +85,7 @@ def test_headline_cells(reports, stem):
 @pytest.mark.parametrize("stem", LOCALISED)
 def test_memory_breakdown(reports, stem):
     report, t, _ = reports[stem]
-    shown, h = PAGES[stem].breakdown, report.headline
+    shown, h = PAGES[stem].breakdown, by_quantity(report.headline)
     for name, value in (("total_gib", shown.total_gib), ("total_gb", shown.total_gb),
                         ("weights_gib", shown.weights_gib), ("kv_cache_gib", shown.kv_state_gib),
                         ("overhead_gib", shown.buffers_gib), ("offload_gib", shown.offload_gib),
@@ -91,7 +96,7 @@ def test_memory_breakdown(reports, stem):
 @pytest.mark.parametrize("stem", STEMS)
 def test_quick_verdict(reports, stem):
     report, t, _ = reports[stem]
-    quick, h = PAGES[stem].quick_verdict, report.headline
+    quick, h = PAGES[stem].quick_verdict, by_quantity(report.headline)
     same(h["physical_gb"], quick.physical_gb, t)
     same(h["usable_gib"], quick.usable_gib, t)
     same(h["total_gib"], quick.required_gib, t)
@@ -102,7 +107,7 @@ def test_quick_verdict(reports, stem):
 @pytest.mark.parametrize("stem", LOCALISED)
 def test_faq(reports, stem):
     report, t, _ = reports[stem]
-    faq, h = PAGES[stem].faq, report.headline
+    faq, h = PAGES[stem].faq, by_quantity(report.headline)
     for name, value in (("total_gib", faq.required_8k_gib), ("weights_gib", faq.weights_gib),
                         ("kv_cache_gib", faq.kv_8k_gib), ("overhead_gib", faq.buffers_gib),
                         ("usable_gib", faq.usable_gib), ("decode_tps", faq.decode_tok_s)):
@@ -169,8 +174,8 @@ def test_launch_commands(reports, stem):
 def test_rent_versus_buy(reports, stem):
     report, t, _ = reports[stem]
     tco = PAGES[stem].tco
-    same(report.tco["breakeven_months"], tco.breakeven_months, t)
-    same_money(report.tco["local_power_usd_month"].value, tco.local_power_usd_month, t)
+    same(by_quantity(report.tco)["breakeven_months"], tco.breakeven_months, t)
+    same_money(by_quantity(report.tco)["local_power_usd_month"].value, tco.local_power_usd_month, t)
 
 
 PROVIDER_CASES = [(stem, i) for stem in STEMS for i in range(len(PAGES[stem].tco.providers))]
@@ -269,7 +274,7 @@ def test_compatibility_rows(reports, stem):
 @pytest.mark.parametrize("stem", LOCALISED)
 def test_configurator_panel(reports, stem):
     report, t, writer = reports[stem]
-    panel, h = PAGES[stem].configurator, report.headline
+    panel, h = PAGES[stem].configurator, by_quantity(report.headline)
     hardware = writer.view.hardware[report.scenario.hardware]
     assert t.number(h["params_total"].value / 1e9, 2) == panel.total_params_b.text
     assert t.number(h["params_active"].value / 1e9, 2) == panel.active_params_b.text
@@ -284,7 +289,7 @@ def test_configurator_panel(reports, stem):
 @pytest.mark.parametrize("stem", STEMS)
 def test_speed_simulator_and_intro(reports, stem):
     report, t, writer = reports[stem]
-    page, h = PAGES[stem], report.headline
+    page, h = PAGES[stem], by_quantity(report.headline)
     same(h["ttft_ms"], page.simulator.ttft_ms, t)
     same(h["decode_tps"], page.simulator.decode_tok_s, t)
     same(h["total_gib"], page.simulator.required_gib, t)

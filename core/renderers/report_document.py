@@ -96,17 +96,17 @@ class _Writer:
         self.add(Paragraph(t(
             "intro", model=self.model.name, total=self.params(h["params_total"].value),
             active=self.params(h["params_active"].value),
-            architecture=self.local("architecture", self.model.architecture or ""), weights=self.n(h["weights_gib"]),
+            architecture=self.local("architecture", self.model.architecture or ""), weights=self.n(h["weights"]),
             bits=self.quant.bits, quant=scenario.quant,
             total_small=self.n(totals[small].total_gib) if small in totals else "n/a",
             small=t.context_label(small),
             total_large=self.n(totals[large].total_gib) if large in totals else "n/a",
             large=t.context_label(large), hardware=self.hardware.name,
-            decode=self.n(h["decode_tps"]))))
+            decode=self.n(h["decode"]))))
         settings = [
             (t("settings.model"), f"{self.model.name} ({self.params(h['params_total'].value)}B"
                                   f" / {self.params(h['params_active'].value)}B)"),
-            (t("settings.quant"), f"{scenario.quant} · {self.n(h['weights_gib'])} GiB"),
+            (t("settings.quant"), f"{scenario.quant} · {self.n(h['weights'])} GiB"),
             (t("settings.context"), f"{t.whole(scenario.inputs['context'])} "
                                     f"({t.context_label(int(scenario.inputs['context']))})"),
             (t("settings.hardware"), f"{self.hardware.display_name} · "
@@ -126,34 +126,34 @@ class _Writer:
         t, h = self.t, self.h
         report = self.report
         self.add(Heading(t("headline.title")), Paragraph(self.verdict(report.verdict)))
-        offer = next((p for p in report.picks if p.slot == "cheapest_offer"), None)
+        offer = next((p for p in report.picks if p.offer), None)
         self.add(Facts((
-            (t("headline.required"), f"{self.n(h['total_gib'])} GiB · "
-                                     + t("headline.required_gb", value=self.n(h["total_gb"]))),
-            (t("headline.usable"), f"{self.n(h['usable_gib'])} GiB · "
-                                   + t("headline.physical", value=self.n(h["physical_gb"]))),
-            (t("headline.headroom"), f"{_signed(self.n(h['headroom_gib']))} GiB · "
+            (t("headline.required"), f"{self.n(h['required'])} GiB · "
+                                     + t("headline.required_gb", value=self.n(h["required_gb"]))),
+            (t("headline.usable"), f"{self.n(h['usable'])} GiB · "
+                                   + t("headline.physical", value=self.n(h["physical"]))),
+            (t("headline.headroom"), f"{_signed(self.n(h['headroom']))} GiB · "
                                      + t("headline.utilization", value=self.n(h["utilization"]))),
-            (t("headline.decode"), f"~{self.n(h['decode_tps'])} tok/s{self.band(h, 'decode_tps')} · "
+            (t("headline.decode"), f"~{self.n(h['decode'])} tok/s{self.band(h, 'decode')} · "
                                    + t("headline.active", value=self.params(h["params_active"].value))),
-            (t("headline.prefill"), f"~{self.n(h['prefill_tps'])} tok/s{self.band(h, 'prefill_tps')} · "
+            (t("headline.prefill"), f"~{self.n(h['prefill'])} tok/s{self.band(h, 'prefill')} · "
                                     + t("headline.ttft", prompt=t.context_label(
                                         int(report.scenario.inputs["prompt"])),
-                                        value=self.n(h["ttft_ms"]))),
-            (t("headline.cost"), self.t.money(h["cost_per_mtok_usd"].value, 2)
+                                        value=self.n(h["ttft"]))),
+            (t("headline.cost"), self.t.money(h["cost_per_mtok"].value, 2)
              + (f" · {self.offer_text(offer)}" if offer and offer.id else "")),
         )))
 
     def breakdown(self) -> None:
         t, h = self.t, self.h
         self.add(Heading(t("breakdown.title")), Paragraph(t(
-            "breakdown.summary", total=self.n(h["total_gib"]), total_gb=self.n(h["total_gb"]),
-            physical=self.n(h["physical_gb"]), utilization=self.n(h["utilization"]))))
+            "breakdown.summary", total=self.n(h["required"]), total_gb=self.n(h["required_gb"]),
+            physical=self.n(h["physical"]), utilization=self.n(h["utilization"]))))
         self.add(Facts((
-            (t("breakdown.weights"), f"{self.n(h['weights_gib'])} GiB"),
-            (t("breakdown.kv"), f"{self.n(h['kv_cache_gib'])} GiB"),
-            (t("breakdown.buffers"), f"{self.n(h['overhead_gib'])} GiB"),
-            (t("breakdown.offload"), f"{self.n(h['offload_gib'])} GiB"),
+            (t("breakdown.weights"), f"{self.n(h['weights'])} GiB"),
+            (t("breakdown.kv"), f"{self.n(h['kv_cache'])} GiB"),
+            (t("breakdown.buffers"), f"{self.n(h['buffers'])} GiB"),
+            (t("breakdown.offload"), f"{self.n(h['offload'])} GiB"),
         )))
 
     def recommendations(self) -> None:
@@ -184,12 +184,12 @@ class _Writer:
         self.add(Facts((
             (t("cloud.hours"), t("cloud.hours_value",
                                  hours=t.number(report.scenario.inputs["hours_per_day"], 1))),
-            (t("cloud.breakeven"), (t("cloud.breakeven_value", months=self.n(tco["breakeven_months"]))
-                                    if tco["breakeven_months"].value is not None
+            (t("cloud.breakeven"), (t("cloud.breakeven_value", months=self.n(tco["breakeven"]))
+                                    if tco["breakeven"].value is not None
                                     else t("cloud.breakeven_never"))
              + (f" · {self.pick_name(best, with_memory=False)} "
-                f"{t.money(tco['purchase_usd'].value, 0)}" if best and best.id else "")),
-            (t("cloud.power"), t("cloud.month", value=t.money(tco["local_power_usd_month"].value))),
+                f"{t.money(tco['purchase'].value, 0)}" if best and best.id else "")),
+            (t("cloud.power"), t("cloud.month", value=t.money(tco["power"].value))),
         )))
         rows = []
         for row in report.providers:
@@ -224,11 +224,11 @@ class _Writer:
         verdict = report.verdict.id if report.verdict else "unknown"
         self.add(Heading(t("notes.title")), Heading(t("quick.title"), 3))
         self.add(Paragraph(t(
-            f"quick.{verdict}", hardware=self.hardware.name, physical=self.n(h["physical_gb"]),
-            usable=self.n(h["usable_gib"]), bits=self.quant.bits, quant=scenario.quant,
+            f"quick.{verdict}", hardware=self.hardware.name, physical=self.n(h["physical"]),
+            usable=self.n(h["usable"]), bits=self.quant.bits, quant=scenario.quant,
             model=self.model.name, context=t.context_label(int(scenario.inputs["context"])),
-            total=self.n(h["total_gib"]), headroom=self.n(h["headroom_gib"]),
-            decode=self.n(h["decode_tps"]))))
+            total=self.n(h["required"]), headroom=self.n(h["headroom"]),
+            decode=self.n(h["decode"]))))
         tuning = report.kv_tuning
         if tuning is not None:
             small, large = tuning.contexts
@@ -310,10 +310,10 @@ class _Writer:
         self.add(Paragraph(t(
             "faq.can_run_answer", bits=self.quant.bits, quant=scenario.quant,
             context=t.context_label(int(scenario.inputs["context"])), model=self.model.name,
-            total=self.n(h["total_gib"]), weights=self.n(h["weights_gib"]),
-            kv=self.n(h["kv_cache_gib"]), buffers=self.n(h["overhead_gib"]),
-            usable=self.n(h["usable_gib"]), hardware=self.hardware.name,
-            decode=self.n(h["decode_tps"]), verdict=self.verdict(report.verdict))))
+            total=self.n(h["required"]), weights=self.n(h["weights"]),
+            kv=self.n(h["kv_cache"]), buffers=self.n(h["buffers"]),
+            usable=self.n(h["usable"]), hardware=self.hardware.name,
+            decode=self.n(h["decode"]), verdict=self.verdict(report.verdict))))
         if at_large is not None:
             self.add(Heading(t("faq.memory", model=self.model.name,
                                context=t.context_label(large)), 3))

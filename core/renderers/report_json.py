@@ -30,7 +30,7 @@ def report_dict(view: ReportView, t: Messages) -> dict[str, Any]:
         "scenario": result["scenario"],
         "verdict": result["verdict"] | {"label": t(f"verdict.{result['verdict']['id']}")
                                         if result["verdict"]["id"] else None},
-        "headline": {name: cell.to_dict() for name, cell in report.headline.items()},
+        "headline": {cell.quantity: cell.to_dict() for cell in report.headline.values()},
         "recommendations": [_pick(p) for p in report.picks],
         "launch_commands": [{"engine": name, "command": command}
                             for name, command in report.launch],
@@ -41,7 +41,7 @@ def report_dict(view: ReportView, t: Messages) -> dict[str, Any]:
                 "memory_gb": row.memory_gb,
                 "hourly": row.hourly.to_dict(), "monthly": row.monthly.to_dict(),
                 "billing": row.billing} for row in report.providers],
-            "tco": {name: cell.to_dict() for name, cell in report.tco.items()},
+            "tco": {cell.quantity: cell.to_dict() for cell in report.tco.values()},
         },
         "finetune": [{
             "workload": row.workload, "label": row.label, "weights": row.weights.to_dict(),

@@ -41,7 +41,9 @@ class ReportPack:
     compare_contexts: tuple[int, ...]
     kv_tuning: KVTuningSpec
     provider_selection: str
-    headline: tuple[str, ...]
+    headline: Mapping[str, str]  # role the text shows → quantity
+    tco: Mapping[str, str]
+    columns: Mapping[str, Mapping[str, str]]  # section → role → quantity
     purchase_recommendation: str
     pick_devices: str
     pick_memory: str
@@ -53,7 +55,6 @@ class ReportPack:
     override: bool = False
     finetune_recommendation: str | None = None
     finetune_workloads: tuple[str, ...] = ()
-    bands: tuple[str, ...] = ()
-    tco: tuple[str, ...] = ()
+    bands: Mapping[str, str] = attrs.field(factory=dict)
     source: Sources = ()
     pack: PackFile = NO_PACK

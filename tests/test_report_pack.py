@@ -1,0 +1,57 @@
+"""The sizing report's shape is data: the report pack binds each number the text shows
+(a role, worded by the catalogs) to a quantity of the profile."""
+
+from __future__ import annotations
+
+import pytest
+
+import fitproof
+from fitproof.errors import PackError
+from fitproof.report import build_report
+
+from .conftest import REPO, write_pack
+
+SIZING = (REPO / "packs/reports/sizing.yaml").read_text(encoding="utf-8")
+
+
+def with_report(tmp_path, old: str, new: str) -> fitproof.Registry:
+    assert old in SIZING
+    write_pack(tmp_path, "reports/sizing.yaml", "override: true\n" + SIZING.replace(old, new, 1))
+    return fitproof.load_registry([tmp_path], plugins=False)
+
+
+def problems(tmp_path, old: str, new: str) -> list[str]:
+    with pytest.raises(PackError) as caught:
+        with_report(tmp_path, old, new)
+    return [str(p) for p in caught.value.problems]
+
+
+def test_a_role_shows_the_quantity_the_pack_names(tmp_path):
+    """Rebinding the headline's decode role to the band's low edge changes the report's
+    number, with no code involved."""
+    registry = with_report(tmp_path, "  decode: decode_tps\n", "  decode: decode_tps_low\n")
+    scenario = fitproof.api.scenario(registry, model="qwen3-8b", hardware="rtx-4090")
+    report = build_report(registry, scenario)
+    estimate = fitproof.estimate("qwen3-8b", "rtx-4090", registry=registry)
+    assert report.headline["decode"].quantity == "decode_tps_low"
+    assert report.headline["decode"].value == estimate.value("decode_tps_low")
+    assert report.headline["decode"].value < estimate.value("decode_tps")
+
+
+def test_a_column_naming_an_unknown_quantity_is_refused(tmp_path):
+    (problem,) = problems(tmp_path, "total_gb: total_gb, decode_tps: decode_tps}",
+                          "total_gb: total_gb, decode_tps: decode_tsp}")
+    assert problem.endswith("columns.quantizations.decode_tps: unknown quantity "
+                            "'decode_tsp'; did you mean 'decode_tps'?")
+
+
+def test_a_missing_role_is_refused_by_the_schema(tmp_path):
+    (problem,) = problems(tmp_path, "  ttft: ttft_ms\n", "")
+    assert "headline: missing required field 'ttft'" in problem
+
+
+def test_a_report_slot_naming_an_unknown_price_is_refused(tmp_path):
+    (problem,) = problems(tmp_path, "price: devices_used_price_usd",
+                          "price: device_used_price_usd")
+    assert problem.endswith("recommendations.1.price: unknown quantity "
+                            "'device_used_price_usd'; did you mean 'devices_used_price_usd'?")
