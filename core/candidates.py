@@ -10,7 +10,7 @@ from typing import Protocol
 
 from .evaluator import Candidate
 from .namespaces import Entity, FieldValue
-from .specs import HardwareSpec, Provider
+from .specs import HardwareSpec, Location, Provider
 
 
 class PackIndex(Protocol):
@@ -35,7 +35,7 @@ def offer_candidates(index: PackIndex) -> list[Candidate]:
                                   offer.source or provider.source)
             hardware = index.hardware[offer.hardware]
             gpus = FieldValue("gpus", float(offer.gpus.value), "devices",
-                              provider.pack.at("offers", offer.index, "gpus"))
+                              provider.pack.locate("offers", offer.index, "gpus"))
             label = (f"{provider.name} · {int(offer.gpus.value)}x {hardware.name}"
                      + (f" ({offer.tier})" if offer.tier else ""))
             offers.append(Candidate(offer_entity.id, label,
@@ -55,7 +55,8 @@ def hardware_candidates(index: PackIndex, counts: Sequence[int] = ()) -> list[Ca
             if count is None:
                 result.append(Candidate(hardware.id, hardware.display_name, entities))
             else:
-                gpus = FieldValue("gpus", float(count), "devices", "selection")
+                gpus = FieldValue("gpus", float(count), "devices",
+                                  Location("a selection's device counts", None))
                 label = hardware.display_name if count == 1 else \
                     f"{count}x {hardware.display_name}"
                 result.append(Candidate(f"{count}x{hardware.id}", label, entities,

@@ -10,6 +10,7 @@ import attrs
 from .evaluator import Evaluation, ScenarioRow, entity_values
 from .formula_parser import Formula, Ref, walk
 from .numbers import format_number
+from .specs import Location
 
 
 @attrs.frozen
@@ -25,7 +26,7 @@ class Derivation:
     name: str
     value: float | None
     unit: str
-    location: str
+    at: Location
     kind: str
     description: str = ""
     written: str | None = None
@@ -42,6 +43,11 @@ class Derivation:
     @property
     def known(self) -> bool:
         return self.value is not None
+
+    @property
+    def location(self) -> str:
+        """``file:line`` where the step is written (what gave it, for an input)."""
+        return str(self.at)
 
     def symbolic(self) -> str | None:
         """The formula as a sympy expression, printed (imports sympy)."""
@@ -148,7 +154,7 @@ class DerivationBuilder:
             truth = float(node.compiled({r: self.evaluation.get(r) for r in refs}).reshape(-1)[
                 self.row] if refs else 1.0)
             steps.append(Derivation(
-                f"rule {node.rule.id}", _value(truth), "bool", node.location, "formula",
+                f"rule {node.rule.id}", _value(truth), "bool", node.at, "formula",
                 description=node.rule.label, written=node.when.text,
                 substituted=substitute(node.when, values, {d.name: d.unit for d in inputs}),
                 inputs=inputs, sources=node.rule.source, formula=node.when))
@@ -156,7 +162,7 @@ class DerivationBuilder:
                 break
         chosen = self.graph.verdicts[index] if index >= 0 else None
         return Derivation(
-            "verdict", None, "", chosen.location if chosen else "", "verdict",
+            "verdict", None, "", chosen.at if chosen else Location("", None), "verdict",
             description=chosen.rule.label if chosen else "undecided: a rule needs a missing figure",
             written="the first rule whose condition holds", inputs=tuple(steps),
             missing=None if chosen else "a rule depends on a figure no pack gives")
@@ -179,7 +185,7 @@ class DerivationBuilder:
                     "not computable for these inputs (division by zero or out of range)"
             definition = node.definition
             return Derivation(
-                name, _value(value), definition.unit, node.location, "formula",
+                name, _value(value), definition.unit, node.at, "formula",
                 description=definition.description, written=node.formula.text,
                 substituted=substitute(node.formula, values, {d.name: d.unit for d in inputs}),
                 inputs=inputs, sources=definition.source, approximate=definition.approximate,
@@ -197,7 +203,7 @@ class DerivationBuilder:
         kind = "input" if input_node is not None else "value"
         description = input_node.definition.description if input_node is not None else ""
         missing = "not given" if _value(value) is None else None
-        return Derivation(name, _value(value), leaf.unit, leaf.location, kind, description,
+        return Derivation(name, _value(value), leaf.unit, leaf.at, kind, description,
                           sources=leaf.sources, note=leaf.note, approximate=leaf.approximate,
                           missing=missing, inherited_sources=leaf.inherited)
 
@@ -211,7 +217,7 @@ class DerivationBuilder:
         rule = (f"smallest {node.definition.minimize} among {node.definition.candidates} "
                 f"where {node.where.text}")
         if choice is None:
-            return Derivation(name, None, "", node.location, "selection",
+            return Derivation(name, None, "", node.at, "selection",
                               description=node.definition.description, written=rule,
                               missing=f"no candidate of {total} meets {node.where.text}")
         leaf = None
@@ -222,12 +228,12 @@ class DerivationBuilder:
                 break
         inputs: tuple[Derivation, ...] = ()
         if leaf is not None:
-            inputs = (Derivation(leaf.name, _value(leaf.value), leaf.unit, leaf.location, "value",
+            inputs = (Derivation(leaf.name, _value(leaf.value), leaf.unit, leaf.at, "value",
                                  sources=leaf.sources, note=leaf.note,
                                  approximate=leaf.approximate,
                                  inherited_sources=leaf.inherited),)
         return Derivation(
-            name, _value(value), leaf.unit if leaf else "", node.location, "selection",
+            name, _value(value), leaf.unit if leaf else "", node.at, "selection",
             description=f"{node.definition.description}: {choice.label}", written=rule,
             substituted=f"{choice.label} ({qualifying} of {total} candidates qualify)",
             inputs=inputs)
@@ -241,7 +247,7 @@ class DerivationBuilder:
         rule = (f"{quantity} of the smallest {node.definition.minimize} among "
                 f"{node.definition.candidates} where {node.where.text}")
         if choice is None:
-            return Derivation(name, None, "", node.location, "selection",
+            return Derivation(name, None, "", node.at, "selection",
                               description=node.definition.description, written=rule,
                               missing=f"no candidate of {len(result.candidates)} meets "
                                       f"{node.where.text}")
@@ -250,6 +256,6 @@ class DerivationBuilder:
         inner = DerivationBuilder(
             Evaluation(self.graph, [bound], self.evaluation.candidates)).derive(quantity)
         return Derivation(
-            name, _value(value), inner.unit, node.location, "selection",
+            name, _value(value), inner.unit, node.at, "selection",
             description=f"{node.definition.description}: {choice.label}", written=rule,
             substituted=f"{quantity} for {choice.label}", inputs=(inner,))

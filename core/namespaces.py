@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from .specs import Figure, PackFile
+from .specs import Figure, Location, PackFile
 from .validation import load_schema
 
 # namespace → (pack kind whose schema declares the fields, path to the object schema)
@@ -86,7 +86,7 @@ class FieldValue:
     name: str
     value: float
     unit: str
-    location: str
+    at: Location
     sources: tuple[str, ...] = ()
     note: str | None = None
     approximate: bool = False
@@ -95,6 +95,11 @@ class FieldValue:
     @property
     def missing(self) -> bool:
         return math.isnan(self.value)
+
+    @property
+    def location(self) -> str:
+        """``file:line`` of the value (or what gave it, for an input)."""
+        return str(self.at)
 
 
 @attrs.frozen
@@ -114,7 +119,7 @@ class Entity:
         result = {}
         for name, unit in namespace_fields(self.namespace).items():
             raw = getattr(self.obj, name, None)
-            location = self.pack.at(*self.base_path, name)
+            location = self.pack.locate(*self.base_path, name)
             if isinstance(raw, Figure):
                 result[name] = FieldValue(
                     f"{self.namespace}.{name}", float(raw.value), unit, location,
@@ -128,7 +133,7 @@ class Entity:
                                           location, self.default_sources, inherited=True)
             else:
                 result[name] = FieldValue(f"{self.namespace}.{name}", math.nan, unit,
-                                          self.pack.path)
+                                          Location(self.pack.path, None))
         return result
 
     def keyed(self, name: str, key: str) -> FieldValue:
@@ -140,8 +145,8 @@ class Entity:
             key = "default"
         raw = figures.get(key)
         if raw is None:
-            return FieldValue(f"{self.namespace}.{name}", math.nan, unit, self.pack.path)
+            return FieldValue(f"{self.namespace}.{name}", math.nan, unit, Location(self.pack.path, None))
         return FieldValue(f"{self.namespace}.{name}", float(raw.value), unit,
-                          self.pack.at(*self.base_path, name, key),
+                          self.pack.locate(*self.base_path, name, key),
                           raw.source or self.default_sources, raw.note, raw.approximate,
                           inherited=not raw.source)

@@ -10,6 +10,7 @@ from .errors import InputError
 from .evaluator import ScenarioRow
 from .namespaces import FieldValue, hardware_backends
 from .registry import Registry
+from .specs import Location
 from .views import SELECTORS, Scenario
 
 __all__ = ["SELECTORS", "Scenario", "figure_value", "resolve_scenario", "scenario_row"]
@@ -32,7 +33,7 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
     chosen = {"model": model, "hardware": hardware, "quant": quant, "kv": kv, "engine": engine,
               "workload": workload, "host": host}
     resolved: dict[str, str] = {}
-    origins: dict[str, str] = {}
+    origins: dict[str, Location] = {}
     # the workload comes first: it may imply the weight format (QLoRA trains 4-bit weights)
     for key in ("workload", *[k for k in SELECTORS if k != "workload"]):
         name = chosen[key]
@@ -40,8 +41,8 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
             implied = registry.workloads[resolved["workload"]].quant if key == "quant" else None
             source = preset if getattr(preset, key) else registry.scenarios["default"]
             name = implied or getattr(source, key)
-            origins[key] = (registry.workloads[resolved["workload"]].pack.at("quant")
-                            if implied else source.pack.at(key))
+            origins[key] = (registry.workloads[resolved["workload"]].pack.locate("quant")
+                            if implied else source.pack.locate(key))
         resolved[key] = registry.resolve(key, name)
 
     engine_spec = registry.engines[resolved["engine"]]
@@ -55,7 +56,7 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
     if fmt.size_basis == "checkpoint" and model_spec.checkpoint_format:
         # "native": the format the published checkpoint is stored in
         resolved["quant"] = model_spec.checkpoint_format
-        origins["quant"] = model_spec.pack.at("checkpoint_format")
+        origins["quant"] = model_spec.pack.locate("checkpoint_format")
         fmt = registry.quant_formats[resolved["quant"]][0]
     if fmt.requires_experts and not figure_value(getattr(model_spec, "num_experts", None)):
         raise InputError(f"{resolved['quant']} quantizes only the routed experts, and "
@@ -72,13 +73,13 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
         value: float | None
         if name in given:
             value = given[name]
-            origins[name] = (input_origins or {}).get(name, "given")
+            origins[name] = Location((input_origins or {}).get(name, "given"), None)
         elif name in preset.inputs:
             value = preset.inputs[name]
-            origins[name] = preset.pack.at("inputs", name)
+            origins[name] = preset.pack.locate("inputs", name)
         else:
             value = definition.default
-            origins[name] = node.location
+            origins[name] = node.at
         values[name] = math.nan if value is None else _check_input(name, value, definition,
                                                                     registry)
     _check_tensor_split(registry, resolved, values)
@@ -87,7 +88,7 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
         if backend == registry.hardware[resolved["hardware"]].backend:
             backend = None
         else:
-            origins["backend"] = "given"
+            origins["backend"] = Location("given", None)
     return Scenario(inputs=values, origins=origins, backend=backend, **resolved)
 
 
@@ -184,6 +185,6 @@ def scenario_row(registry: Registry, scenario: Scenario) -> ScenarioRow:
     for name, value in scenario.inputs.items():
         node = registry.graph.inputs[name]
         inputs[name] = FieldValue(name, float(value), node.definition.unit,
-                                  scenario.origins.get(name, node.location),
+                                  scenario.origins.get(name, node.at),
                                   node.definition.source)
     return ScenarioRow(entities, inputs)

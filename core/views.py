@@ -19,7 +19,7 @@ from .errors import Problem
 
 if TYPE_CHECKING:
     from .derivation import Derivation
-    from .specs import MeasurementRow
+    from .specs import Location, MeasurementRow
 
 SELECTORS = ("model", "hardware", "quant", "kv", "engine", "workload", "host")
 
@@ -36,7 +36,7 @@ class Scenario:
     workload: str
     host: str  # the machine whose memory holds offloaded weights (a cpu hardware pack)
     inputs: Mapping[str, float]
-    origins: Mapping[str, str] = attrs.field(factory=dict, eq=False)
+    origins: Mapping[str, Location] = attrs.field(factory=dict, eq=False)
     backend: str | None = None  # the device's compute backend, when not its pack's own
 
     def to_dict(self) -> dict[str, Any]:

@@ -68,7 +68,7 @@ def _footer(root: Derivation, max_depth: int | None = None) -> list[str]:
         if max_depth is not None and depth > max_depth:
             continue
         if d.inherited_sources and d.sources:
-            by_file.setdefault(d.location.rpartition(":")[0] or d.location, d.sources)
+            by_file.setdefault(d.at.file, d.sources)
     if not by_file:
         return []
     lines = ["", "Sources of pack figures without their own source:"]
