@@ -131,9 +131,6 @@ def packs(registry: Registry, kind: str | None = None) -> PacksView:
     return PacksView(tuple(found))
 
 
-_ALIASED_KINDS = ("model", "hardware", "provider", "engine", "scenario")  # packs with aliases
-
-
 def pack(registry: Registry, name: str, kind: str | None = None) -> PackView:
     """``fitproof packs show``: the pack called ``name`` (id or alias), of ``kind`` if given."""
     matches = [p for p in registry.packs if p.id == name and (not kind or p.kind == kind)]
@@ -150,15 +147,8 @@ def pack(registry: Registry, name: str, kind: str | None = None) -> PackView:
 
 
 def _by_alias(registry: Registry, name: str, kind: str | None) -> list[LoadedPack]:
-    for pack_kind in ([kind] if kind else _ALIASED_KINDS):
-        try:
-            found = registry.resolve(pack_kind, name)
-        except (UnknownIdError, KeyError):
-            continue
-        matches = [p for p in registry.packs if p.kind == pack_kind and p.id == found]
-        if matches:
-            return matches
-    return []
+    named = set(registry.named(name, kind))
+    return [p for p in registry.packs if (p.kind, p.id) in named]
 
 
 def validate_packs(paths: Iterable[str], *, plugins: bool = True) -> ValidationReport:

@@ -99,6 +99,23 @@ class Registry:
         table = tables[kind]
         return {key: [key, *getattr(obj, "aliases", ())] for key, obj in table.items()}
 
+    def named(self, name: str, kind: str | None = None) -> list[tuple[str, str]]:
+        """``(kind, id)`` of the packs whose id or alias is ``name``, matched as
+        :meth:`resolve` matches (exactly, ignoring case, then ignoring punctuation), among the
+        kinds whose class declares ``aliases`` (the pack-kind table), or of ``kind``."""
+        wanted = name.strip()
+        tables = [(entry.kind, self.by_kind[entry.kind]) for entry in KINDS
+                  if entry.kind == kind
+                  or (not kind and "aliases" in attrs.fields_dict(entry.spec))]
+        for match in (lambda n: n == wanted, lambda n: n.casefold() == wanted.casefold(),
+                      lambda n: name_key(n) == name_key(wanted)):
+            found = [(pack_kind, key) for pack_kind, table in tables
+                     for key, obj in table.items()
+                     if any(map(match, (key, *getattr(obj, "aliases", ()))))]
+            if found:
+                return found
+        return []
+
     def resolve(self, kind: str, name: str) -> str:
         """The id of the ``kind`` pack called ``name`` (id or alias, case-insensitive).
 

@@ -207,6 +207,16 @@ def test_packs_show(capsys):
     assert "memory_bandwidth_gbs: 936" in out
 
 
+@pytest.mark.parametrize("name, shown", [
+    ("serving", "workload inference:"),      # every kind whose packs have aliases
+    ("LLAMA-SERVER", "engine llama.cpp:"),   # case ignored, as names are resolved
+])
+def test_packs_show_finds_a_pack_by_alias(capsys, name, shown):
+    code, out, _ = run(capsys, "packs", "show", name)
+    assert code == 0
+    assert out.startswith(shown)
+
+
 def test_packs_validate(capsys, tmp_path):
     good = write_pack(tmp_path, "ok-card.yaml", textwrap.dedent("""\
         kind: hardware
