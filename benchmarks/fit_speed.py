@@ -41,6 +41,7 @@ Run: python benchmarks/fit_speed.py [--write] [--rows]
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import re
 import statistics
@@ -348,22 +349,34 @@ class Fit:
         return decode_rate(rows, c, self.prefill_tflops(rows), self.host_efficiency())
 
 
-def folds(rows: Rows) -> np.ndarray:
-    """Fold (0 or 1) of every row: each backend's devices dealt alternately."""
+REPEATS = 5  # device splits the cross-validation averages over
+
+
+def folds(rows: Rows, repeat: int) -> np.ndarray:
+    """Fold (0 or 1) of every row in split ``repeat``: each backend's devices, in an order
+    drawn from a hash of (repeat, device id), dealt alternately. Both folds hold about half
+    of every backend, and the splits do not depend on the order rows are read in."""
+    def key(device: str) -> str:
+        return hashlib.sha256(f"{repeat}:{device}".encode()).hexdigest()
+
     fold_of = {}
     for backend in sorted(set(rows.backend)):
-        devices = sorted({h for h, b in zip(rows.hardware, rows.backend) if b == backend})
+        devices = sorted({h for h, b in zip(rows.hardware, rows.backend) if b == backend}, key=key)
         for i, device in enumerate(devices):
             fold_of[device] = i % 2
     return np.array([fold_of[h] for h in rows.hardware])
 
 
 def summary(ratios: np.ndarray) -> str:
+    """Row count, MAPE, median APE and median ratio; ``ratios`` is one ratio per row, or one
+    line of them per device split (then every split's ratios are pooled, the count is rows)."""
+    rows = int(np.isfinite(ratios).any(axis=0).sum()) if ratios.ndim > 1 else None
     ratios = ratios[np.isfinite(ratios)]
     if not len(ratios):
         return f"{0:5d}  {'n/a':>6}  {'n/a':>10}  {'n/a':>16}"
     apes = np.abs(ratios - 1)
-    return (f"{len(ratios):5d}  {100 * apes.mean():4.1f} %  {100 * np.median(apes):8.1f} %  "
+    count = rows if rows is not None else len(ratios)
+    return (f"{count:5d}  {100 * apes.mean():4.1f} %  {100 * np.median(apes):8.1f} %  "
             f"{np.median(ratios):16.2f}")
 
 
@@ -372,29 +385,33 @@ HEADER = ("metric       rows on       rows    MAPE  median APE  median pred/meas
 
 
 def cross_validate(data: dict[tuple[str, str], Rows], engine: str):
-    """Held-out measured / predicted ratios per metric, and printed scores."""
+    """Held-out predicted / measured ratios per metric, one line of them per device split
+    (REPEATS lines): in each split every row is predicted by constants fitted without its
+    device."""
     prefill, decode = data.get((engine, "prefill_tps")), data.get((engine, "decode_tps"))
-    held = {metric: np.full(rows.n, np.nan)
+    held = {metric: np.full((REPEATS, rows.n), np.nan)
             for metric, rows in (("prefill_tps", prefill), ("decode_tps", decode)) if rows is not None}
-    # one device split for both metrics: a device's fold is the same in prefill and decode
-    device_fold: dict[str, int] = {}
-    for rows in (r for r in (prefill, decode) if r is not None):
-        for h, f in zip(rows.hardware, folds(rows)):
-            device_fold.setdefault(h, f)
-    for f in (0, 1):
-        train_p = prefill.subset([device_fold[h] != f for h in prefill.hardware]) if prefill else None
-        train_d = decode.subset([device_fold[h] != f for h in decode.hardware]) if decode else None
-        fit = Fit(train_p, train_d)
-        for metric, rows in (("prefill_tps", prefill), ("decode_tps", decode)):
-            if rows is None:
-                continue
-            test = np.array([device_fold[h] == f for h in rows.hardware])
-            predicted = fit.predict(rows, metric)
-            held[metric][test] = (predicted / rows.value)[test]
+    for repeat in range(REPEATS):
+        # one device split for both metrics: a device's fold is the same in prefill and decode
+        device_fold: dict[str, int] = {}
+        for rows in (r for r in (prefill, decode) if r is not None):
+            for h, f in zip(rows.hardware, folds(rows, repeat)):
+                device_fold.setdefault(h, f)
+        for f in (0, 1):
+            train_p = prefill.subset([device_fold[h] != f for h in prefill.hardware]) if prefill else None
+            train_d = decode.subset([device_fold[h] != f for h in decode.hardware]) if decode else None
+            fit = Fit(train_p, train_d)
+            for metric, rows in (("prefill_tps", prefill), ("decode_tps", decode)):
+                if rows is None:
+                    continue
+                test = np.array([device_fold[h] == f for h in rows.hardware])
+                predicted = fit.predict(rows, metric)
+                held[metric][repeat, test] = (predicted / rows.value)[test]
     return held
 
 
 def band(ratios_pred_over_meas: np.ndarray) -> tuple[float, float]:
+    """10th and 90th percentiles of measured / predicted, every split's ratios pooled."""
     measured_over_predicted = 1 / ratios_pred_over_meas[np.isfinite(ratios_pred_over_meas)]
     return (float(np.percentile(measured_over_predicted, 10)),
             float(np.percentile(measured_over_predicted, 90)))
@@ -518,7 +535,7 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
                 lines.append(f"  {backend}:")
                 lines.append(f"    value: {significant(values[index], 3)}")
                 lines.append(f'    source: "fit: python benchmarks/fit_speed.py, the {q} percentile of measured / predicted over {count} held-out {metric} rows of {engine}'
-                             + (f" on {backend} devices" if backend != "default" else "") + ' (2-fold cross-validation by device)"')
+                             + (f" on {backend} devices" if backend != "default" else "") + f' (2-fold cross-validation by device, {REPEATS} splits pooled)"')
                 lines.append("    approximate: true")
     return "\n".join(lines)
 
@@ -546,17 +563,19 @@ def write_block(engine: str, block: str) -> Path:
 
 
 def bands_of(rows_by_metric, held) -> dict[str, dict[str, tuple[tuple[float, float], int]]]:
+    """Error bands per metric and backend from the held-out ratios (one line per split); the
+    count is of rows with a held-out prediction."""
     result: dict[str, dict[str, tuple[tuple[float, float], int]]] = {}
     for metric, ratios in held.items():
         rows = rows_by_metric[metric]
-        finite = np.isfinite(ratios)
-        if finite.sum() < 5:
+        scored = np.isfinite(ratios).any(axis=0)
+        if scored.sum() < 5:
             continue
-        per = {"default": (band(ratios), int(finite.sum()))}
+        per = {"default": (band(ratios), int(scored.sum()))}
         for backend in sorted(set(rows.backend)):
-            mask = finite & np.array([b == backend for b in rows.backend])
+            mask = scored & np.array([b == backend for b in rows.backend])
             if mask.sum() >= MIN_BACKEND_ROWS:
-                per[backend] = (band(ratios[mask]), int(mask.sum()))
+                per[backend] = (band(ratios[:, mask]), int(mask.sum()))
         result[metric] = per
     return result
 
@@ -576,7 +595,8 @@ def main(argv=None) -> int:
     for engine in engines:
         rows_by_metric = {metric: rows for (e, metric), rows in data.items() if e == engine}
         print(f"Held-out accuracy of the {engine} speed constants: fitted on half the devices "
-              "of each backend, scored on the other half, and the other way round")
+              "of each backend, scored on the other half, and the other way round; "
+              f"{REPEATS} such splits, pooled")
         print(HEADER)
         held = cross_validate(data, engine)
         for metric, ratios in sorted(held.items()):
@@ -591,9 +611,9 @@ def main(argv=None) -> int:
                 groups.append((backend, np.array([b == backend for b in rows.backend])))
             for label, mask in groups:
                 if mask.any():
-                    print(f"{metric:11s}  {label:10s}  {summary(ratios[mask])}")
+                    print(f"{metric:11s}  {label:10s}  {summary(ratios[:, mask])}")
             if args.rows:
-                for item, ratio in zip(rows.items, ratios):
+                for item, ratio in zip(rows.items, np.nanmedian(ratios, axis=0)):
                     print(f"      {ratio:6.2f}  {item['model']} {item['quant']} on {item['hardware']}  {item['location']}")
         fit = fits[engine] = Fit(rows_by_metric.get("prefill_tps"), rows_by_metric.get("decode_tps"))
         print(f"\nFitted on every row (the shipped constants; fitproof validate shows the same)")

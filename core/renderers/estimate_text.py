@@ -7,11 +7,13 @@ from .display import display_number, signed
 
 
 def _q(result: EstimateView, name: str, unit: str = "", prefix: str = "") -> str:
-    """``name`` as displayed, with ``prefix`` and `` unit``; a bare ``n/a`` when unknown."""
+    """``name`` as displayed, with ``prefix`` and `` unit``; a bare ``n/a`` when unknown.
+    Dollar amounts keep their trailing zeros ($0.50, not $0.5)."""
     quantity = result.quantities.get(name)
     if quantity is None or quantity.value is None:
         return "n/a"
-    text = prefix + display_number(quantity.value, quantity.precision, quantity.display)
+    text = prefix + display_number(quantity.value, quantity.precision, quantity.display,
+                                   keep_zeros=prefix == "$")
     return f"{text} {unit}" if unit else text
 
 
