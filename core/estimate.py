@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from .derivation import Derivation, DerivationBuilder
@@ -107,14 +108,17 @@ class Batch:
     looping over :class:`Estimate` would repeat the same work thousands of times.
     """
 
-    def __init__(self, registry: Registry, scenarios: list[Scenario]):
+    def __init__(self, registry: Registry, scenarios: list[Scenario],
+                 selection_rows: Sequence[int] | None = None):
+        """``selection_rows``: the scenarios whose selections (picks among every accelerator
+        or offer) are wanted; by default all. Elsewhere what reads a pick is unknown."""
         if not scenarios:
             raise InputError("no scenarios to evaluate")
         self.registry = registry
         self.scenarios = list(scenarios)
         self.evaluation = Evaluation(registry.graph,
                                      [scenario_row(registry, s) for s in self.scenarios],
-                                     registry.candidates())
+                                     registry.candidates(), selection_rows)
 
     def values(self, name: str) -> list[float | None]:
         """Quantity ``name`` for every scenario (``None`` where it cannot be computed)."""

@@ -123,10 +123,17 @@ class Evaluation:
     """Lazily computes formulas, selections and verdicts for a batch of scenario rows."""
 
     def __init__(self, graph: FormulaGraph, rows: Sequence[ScenarioRow],
-                 candidates: Mapping[str, Sequence[Candidate]]):
+                 candidates: Mapping[str, Sequence[Candidate]],
+                 selection_rows: Sequence[int] | None = None):
         self.graph = graph
         self.rows = tuple(rows)
         self.candidates = candidates
+        # the rows selections are evaluated for (each row × every candidate is the costly
+        # part of a batch); on the others a selection picks nothing, so what reads it is
+        # unknown there
+        self.selection_rows: NDArray[np.intp] = (
+            np.arange(len(self.rows)) if selection_rows is None
+            else np.asarray(sorted(set(selection_rows)), dtype=np.intp))
         self.values: dict[str, FloatArray] = {}
         self.selections: dict[str, SelectionResult] = {}
         self._children: dict[str, _CandidateEvaluation] = {}
@@ -178,20 +185,22 @@ class Evaluation:
         rows = len(self.rows)
         exposed = CANDIDATE_NAMESPACES[definition.candidates]
         groups: dict[str, NDArray[np.intp]] = {}
-        if candidates:
+        chosen = np.full(rows, -1)
+        qualifying = np.zeros(rows, dtype=int)
+        picked_rows = self.selection_rows
+        if candidates and len(picked_rows):
             child = self.over(name)
-            shape = (rows, len(candidates))
+            shape = (len(picked_rows), len(candidates))
             ok = np.broadcast_to(node.where_compiled(child.env()), shape) == 1
             keys = [np.broadcast_to(key(child.env()), shape) for key in node.minimize_compiled]
-            chosen = choose(ok, keys)
-            qualifying = ok.sum(axis=1)
+            chosen[picked_rows] = choose(ok, keys)
+            qualifying[picked_rows] = ok.sum(axis=1)
             if definition.group_by:
                 labels = np.array([c.entities[definition.group_by].id for c in candidates])
                 for group in dict.fromkeys(labels):
-                    groups[str(group)] = choose(ok & (labels == group)[None, :], keys)
-        else:
-            chosen = np.full(rows, -1)
-            qualifying = np.zeros(rows, dtype=int)
+                    grouped = np.full(rows, -1)
+                    grouped[picked_rows] = choose(ok & (labels == group)[None, :], keys)
+                    groups[str(group)] = grouped
         result = SelectionResult(candidates, chosen, qualifying, groups)
         self.selections[name] = result
         for namespace in reversed(exposed):
@@ -229,13 +238,13 @@ class Evaluation:
     def _picked(self, name: str, selection: str, quantity: str) -> FloatArray:
         """``selection.quantity``: the quantity as evaluated for each row's pick."""
         result = self.select(selection)
-        if result.candidates:
+        value = np.full(len(self.rows), np.nan)
+        picked_rows = self.selection_rows
+        if result.candidates and len(picked_rows):
             column = self.over(selection).values_of(quantity)
-            chosen = np.maximum(result.chosen, 0)
-            value = np.where(result.chosen >= 0,
-                             column[np.arange(len(self.rows)), chosen], np.nan)
-        else:
-            value = np.full(len(self.rows), np.nan)
+            chosen = result.chosen[picked_rows]
+            value[picked_rows] = np.where(
+                chosen >= 0, column[np.arange(len(picked_rows)), np.maximum(chosen, 0)], np.nan)
         self.values[name] = value
         return value
 
@@ -292,7 +301,8 @@ class _CandidateEvaluation:
             self.values[name] = _column([c.inputs[name].value for c in candidates])[None, :]
         # a row's pack value keyed by a candidate's field (an engine's overhead by the
         # candidate hardware's backend): one value per row x candidate
-        rows = parent.rows
+        self.row_index = parent.selection_rows
+        rows = [parent.rows[i] for i in self.row_index]
         for namespace in NAMESPACES:
             if namespace in namespaces:
                 continue
@@ -312,7 +322,7 @@ class _CandidateEvaluation:
 
     def values_of(self, name: str) -> FloatArray:
         """``name`` for every row × candidate."""
-        return np.broadcast_to(self.get(name), (len(self.parent.rows), len(self.candidates)))
+        return np.broadcast_to(self.get(name), (len(self.row_index), len(self.candidates)))
 
     def get(self, name: str) -> FloatArray:
         if name in self.values:
@@ -325,7 +335,9 @@ class _CandidateEvaluation:
             value = _finite(np.asarray(node.compiled(env), dtype=float))
             self.values[name] = value
             return value
-        return np.asarray(self.parent.get(name), dtype=float)[:, None]
+        column = np.broadcast_to(np.asarray(self.parent.get(name), dtype=float),
+                                 (len(self.parent.rows),))
+        return column[self.row_index][:, None]
 
 
 class _CandidateEnv(Mapping[str, FloatArray]):

@@ -54,21 +54,36 @@ class _Plan:
     def __init__(self, registry: Registry):
         self.registry = registry
         self.scenarios: list[Scenario] = []
+        self.picking: list[int] = []  # the rows that show a pick (selections evaluated)
         self._batch: Batch | None = None
         self._verdicts: list[Verdict | None] = []
         self._columns: dict[str, list[float | None]] = {}
 
-    def add(self, scenarios: list[Scenario]) -> "_Variants":
-        """Reserve rows for ``scenarios``; read them after :meth:`run`."""
+    def add(self, section: str, scenarios: list[Scenario], *, picks: bool = False
+            ) -> "_Variants":
+        """Reserve rows for ``scenarios`` of ``section``; read them after :meth:`run`.
+
+        Selections are evaluated only on rows that show a pick, or whose columns or
+        verdict read one (each row × every candidate is most of a batch's cost)."""
         if self._batch is not None:
             raise RuntimeError("the plan has already been evaluated")
         start = len(self.scenarios)
         self.scenarios.extend(scenarios)
+        if picks or self._reads_a_selection(section):
+            self.picking.extend(range(start, len(self.scenarios)))
         return _Variants(self, start)
 
+    def _reads_a_selection(self, section: str) -> bool:
+        graph = self.registry.graph
+        names = set(_spec(self.registry).columns[section].values())
+        names |= {ref for node in graph.verdicts for ref in node.when.refs}
+        read = set(names).union(*(graph.reads(n) for n in names))
+        return any(n in graph.selections or graph.selection_of(n) for n in read)
+
     def run(self) -> None:
+        """Evaluate every row in one batch."""
         if self.scenarios:
-            self._batch = Batch(self.registry, self.scenarios)
+            self._batch = Batch(self.registry, self.scenarios, self.picking)
             self._verdicts = self._batch.verdicts()
 
     def verdict(self, row: int) -> Verdict | None:
@@ -144,16 +159,14 @@ def build_report(registry: Registry, scenario: Scenario) -> Report:
                   for slot in spec.recommendations)
     tco = {role: _cell(registry, name, estimate.value(name)) for role, name in spec.tco.items()}
     best_single = next((p for p in picks if p.slot == spec.purchase_recommendation), None)
-    # the sections' variants in two evaluations: the rows that show a recommendation (a
-    # selection over every accelerator set, evaluated for each of its rows) and the others
-    picking, plain = _Plan(registry), _Plan(registry)
-    finetune = _finetune(registry, scenario, picking)
-    quantizations = _quantizations(registry, scenario, picking)
-    kv_tuning = _kv_tuning(registry, scenario, plain)
-    contexts = _contexts(registry, scenario, plain)
-    compatibility = _compatibility(registry, scenario, plain)
-    picking.run()
-    plain.run()
+    # every section's variants in one batch
+    plan = _Plan(registry)
+    finetune = _finetune(registry, scenario, plan)
+    quantizations = _quantizations(registry, scenario, plan)
+    kv_tuning = _kv_tuning(registry, scenario, plan)
+    contexts = _contexts(registry, scenario, plan)
+    compatibility = _compatibility(registry, scenario, plan)
+    plan.run()
     return Report(
         scenario=scenario, estimate=estimate.view(), headline=headline, picks=picks,
         launch=_launch(registry, scenario, estimate), providers=_providers(registry, estimate),
@@ -245,8 +258,8 @@ def _finetune(registry: Registry, scenario: Scenario, plan: _Plan
               ) -> Callable[[], tuple[FineTuneRow, ...]]:
     spec = _spec(registry)
     workloads = [w for w in spec.finetune_workloads if w in registry.workloads]
-    variants = plan.add([_variant(registry, scenario, workload=w, quant=None)
-                         for w in workloads])
+    variants = plan.add("finetune", [_variant(registry, scenario, workload=w, quant=None)
+                                     for w in workloads], picks=True)
     return lambda: _finetune_rows(registry, workloads, variants)
 
 
@@ -272,7 +285,7 @@ def _kv_tuning(registry: Registry, scenario: Scenario, plan: _Plan
                   None)
     if engine is None:
         return lambda: None
-    variants = plan.add([_variant(registry, scenario, inputs={"context": small}),
+    variants = plan.add("kv_tuning", [_variant(registry, scenario, inputs={"context": small}),
                          _variant(registry, scenario, inputs={"context": large}),
                          _variant(registry, scenario, inputs={"context": large},
                                   kv=tuning.compressed_kv, engine=engine.id)])
@@ -314,7 +327,8 @@ def _contexts(registry: Registry, scenario: Scenario, plan: _Plan
         windows = [w for w in windows if w <= longest]
         if longest not in windows:
             windows.append(longest)
-    variants = plan.add([_variant(registry, scenario, inputs={"context": w}) for w in windows])
+    variants = plan.add("contexts", [_variant(registry, scenario, inputs={"context": w})
+                                     for w in windows])
     return lambda: tuple(ContextRow(w, **variants.columns("contexts", i),
                                     verdict=variants.verdict(i))
                          for i, w in enumerate(windows))
@@ -326,7 +340,8 @@ def _compatibility(registry: Registry, scenario: Scenario, plan: _Plan
     hardware = sorted(registry.accelerators.values(),
                       key=lambda h: (h.vendor, h.memory_gb.value, h.memory_bandwidth_gbs.value,
                                      h.id))
-    variants = plan.add([_variant(registry, scenario, hardware=h.id, inputs={"context": c})
+    variants = plan.add("compatibility",
+                        [_variant(registry, scenario, hardware=h.id, inputs={"context": c})
                          for c in contexts for h in hardware])
     return lambda: _compatibility_rows(hardware, len(contexts), variants)
 
@@ -349,7 +364,8 @@ def _quantizations(registry: Registry, scenario: Scenario, plan: _Plan
                    ) -> Callable[[], tuple[QuantRow, ...]]:
     spec = _spec(registry)
     formats = [q for q in spec.quantizations if q in registry.quant_formats]
-    variants = plan.add([_variant(registry, scenario, quant=q) for q in formats])
+    variants = plan.add("quantizations", [_variant(registry, scenario, quant=q) for q in formats],
+                        picks=True)
     return lambda: _quantization_rows(registry, formats, variants)
 
 

@@ -85,3 +85,23 @@ def test_a_picked_quantity_that_reads_its_own_pick_is_a_cycle(tmp_path):
         fitproof.load_registry([tmp_path], plugins=False)
     found = [str(p) for p in caught.value.problems]
     assert any("formulas form a cycle: circular_usd → circular_usd" in p for p in found), found
+
+
+def test_a_batch_evaluates_selections_only_on_the_rows_asked_for(registry):
+    """The report evaluates its sections in one batch, and the pick among every accelerator
+    only on the rows that show one: there the values are those of a full batch, elsewhere
+    what reads a pick is unknown (never a value from another row)."""
+    from fitproof.api import scenario
+    from fitproof.estimate import Batch
+
+    scenarios = [scenario(registry, model=m, hardware="rtx-4090")
+                 for m in ("qwen3-8b", "llama-3.1-70b", "qwen3-8b")]
+    full = Batch(registry, scenarios)
+    some = Batch(registry, scenarios, selection_rows=[1])
+    assert full.values("cloud_hourly_usd")[1] is not None
+    assert some.values("cloud_hourly_usd") == [None, full.values("cloud_hourly_usd")[1], None]
+    picked = "best_single_gpu.devices_price_usd"
+    assert some.values(picked)[1] == full.values(picked)[1] is not None
+    assert some.values(picked)[0] is None and full.values(picked)[0] is not None
+    # what reads no selection is the same on every row
+    assert some.values("decode_tps") == full.values("decode_tps")
