@@ -8,29 +8,22 @@ variants each section shows is data (``packs/reports/``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .compiled import compile_tree
-from .errors import FitproofError
-from .estimate import Batch, Estimate, Verdict
-from .evaluator import Evaluation
+from .estimate import Estimate
 from .formula_parser import parse_formula
 from .launch import engine_kv_flag, launch_command
 from .registry import Registry
-from .specs import HardwareSpec, ReportPack
-from .scenario import SELECTORS, Scenario, resolve_scenario
-from .report_view import (Cell, ContextRow, FineTuneRow, HardwareRow, KVTuning, ModelRow, Pick,
+from .report_plan import Plan, Variants, cell_of, pick_of, spec_of
+from .report_view import (Cell, ContextRow, FineTuneRow, HardwareRow, KVTuning, ModelRow,
                           ProviderRow, QuantRow, Report, ReportView)
-
-
-def _spec(registry: Registry) -> ReportPack:
-    """The report pack (the sizing report needs one)."""
-    if registry.report is None:
-        raise FitproofError("no report pack is loaded (packs/reports/)")
-    return registry.report
+from .scenario import SELECTORS, Scenario, resolve_scenario
+from .specs import HardwareSpec, ReportPack
 
 
 def _recommendation(spec: ReportPack) -> str:
@@ -38,134 +31,27 @@ def _recommendation(spec: ReportPack) -> str:
     return spec.finetune_recommendation or spec.purchase_recommendation
 
 
-def _cell(registry: Registry, name: str, value: float | None) -> Cell:
-    """A number of the report: formula ``name`` (or ``selection.formula``) and its value."""
-    picked = registry.graph.picked_quantity(name)
-    node = registry.graph.formulas[picked[1] if picked else name]
-    definition = node.definition
-    if value is not None and not np.isfinite(value):
-        value = None
-    return Cell(value, definition.unit, name, definition.precision, definition.display)
-
-
-class _Plan:
-    """The scenario variants every section needs, evaluated together in one batch."""
-
-    def __init__(self, registry: Registry):
-        self.registry = registry
-        self.scenarios: list[Scenario] = []
-        self.picking: list[int] = []  # the rows that show a pick (selections evaluated)
-        self._batch: Batch | None = None
-        self._verdicts: list[Verdict | None] = []
-        self._columns: dict[str, list[float | None]] = {}
-
-    def add(self, section: str, scenarios: list[Scenario], *, picks: bool = False
-            ) -> "_Variants":
-        """Reserve rows for ``scenarios`` of ``section``; read them after :meth:`run`.
-
-        Selections are evaluated only on rows that show a pick, or whose columns or
-        verdict read one (each row × every candidate is most of a batch's cost)."""
-        if self._batch is not None:
-            raise RuntimeError("the plan has already been evaluated")
-        start = len(self.scenarios)
-        self.scenarios.extend(scenarios)
-        if picks or self._reads_a_selection(section):
-            self.picking.extend(range(start, len(self.scenarios)))
-        return _Variants(self, start)
-
-    def _reads_a_selection(self, section: str) -> bool:
-        graph = self.registry.graph
-        names = set(_spec(self.registry).columns[section].values())
-        names |= {ref for node in graph.verdicts for ref in node.when.refs}
-        read = set(names).union(*(graph.reads(n) for n in names))
-        return any(n in graph.selections or graph.selection_of(n) for n in read)
-
-    def run(self) -> None:
-        """Evaluate every row in one batch."""
-        if self.scenarios:
-            self._batch = Batch(self.registry, self.scenarios, self.picking)
-            self._verdicts = self._batch.verdicts()
-
-    def verdict(self, row: int) -> Verdict | None:
-        return self._verdicts[row]
-
-    def column(self, name: str) -> list[float | None]:
-        """Quantity ``name`` for every row, computed once."""
-        if name not in self._columns:
-            self._columns[name] = self.batch.values(name)
-        return self._columns[name]
-
-    @property
-    def batch(self) -> Batch:
-        if self._batch is None:
-            raise RuntimeError("the plan has not been evaluated yet")
-        return self._batch
-
-
-class _Variants:
-    """One section's rows of the report's batch (row 0 is the section's first scenario)."""
-
-    def __init__(self, plan: _Plan, start: int):
-        self.plan, self.start = plan, start
-
-    def value(self, name: str, row: int) -> float | None:
-        return self.plan.column(name)[self.start + row]
-
-    def cell(self, name: str, row: int) -> Cell:
-        return _cell(self.plan.registry, name, self.value(name, row))
-
-    def columns(self, section: str, row: int) -> dict[str, Cell]:
-        """The cells of ``row`` for the columns the report pack gives ``section``, by role."""
-        return {role: self.cell(name, row)
-                for role, name in _spec(self.plan.registry).columns[section].items()}
-
-    def verdict(self, row: int) -> Verdict | None:
-        return self.plan.verdict(self.start + row)
-
-    def pick(self, selection: str, price: str, row: int) -> Pick:
-        return _pick(self.plan.registry, self.plan.batch.evaluation, selection, price,
-                     self.start + row)
-
-
-def _pick(registry: Registry, evaluation: Evaluation, selection: str, price: str, row: int
-          ) -> Pick:
-    """The candidate ``selection`` picked for ``row``: its device count, memory and price,
-    each a quantity evaluated for the pick (``selection.quantity``), with a derivation."""
-    spec = _spec(registry)
-    choice = evaluation.select(selection).choice(row)
-    price_name = f"{selection}.{price}"
-    if choice is None:
-        return Pick(selection, None, None, None, 0, None, _cell(registry, price_name, None))
-    hardware = choice.entities["hardware"].obj
-    devices = evaluation.scalar(f"{selection}.{spec.pick_devices}", row)
-    memory = evaluation.scalar(f"{selection}.{spec.pick_memory}", row)
-    return Pick(selection, choice.id, choice.label, hardware.id,
-                int(devices) if np.isfinite(devices) else 1,
-                memory if np.isfinite(memory) else None,
-                _cell(registry, price_name, evaluation.scalar(price_name, row)),
-                offer="offer" in choice.entities)
-
-
 def build_report(registry: Registry, scenario: Scenario) -> Report:
     """Evaluate every section of the sizing report for ``scenario``."""
-    spec = _spec(registry)
+    spec = spec_of(registry)
     estimate = Estimate(registry, scenario)
     evaluation = estimate.evaluation
-    headline = {role: _cell(registry, name, estimate.value(name))
+    headline = {role: cell_of(registry, name, estimate.value(name))
                 for role, name in spec.headline.items()}
-    headline.update({role: _cell(registry, name, estimate.value(name))
+    headline.update({role: cell_of(registry, name, estimate.value(name))
                      for role, name in spec.bands.items() if name in estimate.quantities})
-    picks = tuple(_pick(registry, evaluation, slot.selection, slot.price, 0)
+    picks = tuple(pick_of(registry, evaluation, slot.selection, slot.price, 0)
                   for slot in spec.recommendations)
-    tco = {role: _cell(registry, name, estimate.value(name)) for role, name in spec.tco.items()}
+    tco = {role: cell_of(registry, name, estimate.value(name)) for role, name in spec.tco.items()}
     best_single = next((p for p in picks if p.slot == spec.purchase_recommendation), None)
     # every section's variants in one batch
-    plan = _Plan(registry)
+    plan = Plan(registry)
     finetune = _finetune(registry, scenario, plan)
     quantizations = _quantizations(registry, scenario, plan)
     kv_tuning = _kv_tuning(registry, scenario, plan)
     contexts = _contexts(registry, scenario, plan)
     compatibility = _compatibility(registry, scenario, plan)
+    other_models = _other_models(registry, scenario, plan)
     plan.run()
     return Report(
         scenario=scenario, estimate=estimate.view(), headline=headline, picks=picks,
@@ -173,7 +59,7 @@ def build_report(registry: Registry, scenario: Scenario) -> Report:
         tco=tco, best_single=best_single, finetune=finetune(), kv_tuning=kv_tuning(),
         contexts=contexts(), compatibility=compatibility(),
         compare_contexts=tuple(spec.compare_contexts), quantizations=quantizations(),
-        other_models=_other_models(registry, scenario))
+        other_models=other_models())
 
 
 def report_view(registry: Registry, report: Report) -> ReportView:
@@ -218,7 +104,7 @@ def _launch(registry: Registry, scenario: Scenario, estimate: Estimate
 
 
 def _providers(registry: Registry, estimate: Estimate) -> tuple[ProviderRow, ...]:
-    spec = _spec(registry)
+    spec = spec_of(registry)
     evaluation = estimate.evaluation
     result = evaluation.select(spec.provider_selection)
     choices = result.group_choices(0)
@@ -230,7 +116,7 @@ def _providers(registry: Registry, estimate: Estimate) -> tuple[ProviderRow, ...
 
     def cell(name: str, index: int | None) -> Cell:
         value = float(columns[name][index]) if index is not None else None
-        return _cell(registry, name, value)
+        return cell_of(registry, name, value)
 
     rows = []
     for provider in sorted(registry.providers.values(), key=lambda p: (p.rank or 10**6, p.id)):
@@ -254,18 +140,18 @@ def _providers(registry: Registry, estimate: Estimate) -> tuple[ProviderRow, ...
     return tuple(rows)
 
 
-def _finetune(registry: Registry, scenario: Scenario, plan: _Plan
+def _finetune(registry: Registry, scenario: Scenario, plan: Plan
               ) -> Callable[[], tuple[FineTuneRow, ...]]:
-    spec = _spec(registry)
+    spec = spec_of(registry)
     workloads = [w for w in spec.finetune_workloads if w in registry.workloads]
     variants = plan.add("finetune", [_variant(registry, scenario, workload=w, quant=None)
                                      for w in workloads], picks=True)
     return lambda: _finetune_rows(registry, workloads, variants)
 
 
-def _finetune_rows(registry: Registry, workloads: list[str], variants: _Variants
+def _finetune_rows(registry: Registry, workloads: list[str], variants: Variants
                    ) -> tuple[FineTuneRow, ...]:
-    spec = _spec(registry)
+    spec = spec_of(registry)
     rows = []
     for row, workload in enumerate(workloads):
         spec_w = registry.workloads[workload]
@@ -276,9 +162,9 @@ def _finetune_rows(registry: Registry, workloads: list[str], variants: _Variants
     return tuple(rows)
 
 
-def _kv_tuning(registry: Registry, scenario: Scenario, plan: _Plan
+def _kv_tuning(registry: Registry, scenario: Scenario, plan: Plan
                ) -> Callable[[], KVTuning | None]:
-    spec = _spec(registry)
+    spec = spec_of(registry)
     tuning = spec.kv_tuning
     small, large = spec.compare_contexts
     engine = next((e for e in registry.engines.values() if tuning.compressed_kv in e.kv_types),
@@ -292,8 +178,8 @@ def _kv_tuning(registry: Registry, scenario: Scenario, plan: _Plan
     return lambda: _kv_tuning_rows(registry, variants)
 
 
-def _kv_tuning_rows(registry: Registry, variants: _Variants) -> KVTuning:
-    spec = _spec(registry)
+def _kv_tuning_rows(registry: Registry, variants: Variants) -> KVTuning:
+    spec = spec_of(registry)
     tuning = spec.kv_tuning
     small, large = spec.compare_contexts
     formula = parse_formula(tuning.saving.expr)
@@ -318,9 +204,9 @@ def _kv_tuning_rows(registry: Registry, variants: _Variants) -> KVTuning:
              tuning.saving.precision), tuning.saving.expr, tuple(flags))
 
 
-def _contexts(registry: Registry, scenario: Scenario, plan: _Plan
+def _contexts(registry: Registry, scenario: Scenario, plan: Plan
               ) -> Callable[[], tuple[ContextRow, ...]]:
-    windows = list(_spec(registry).context_windows)
+    windows = list(spec_of(registry).context_windows)
     model = registry.models[scenario.model]
     if model.max_position_embeddings is not None:
         longest = int(model.max_position_embeddings.value)
@@ -334,9 +220,9 @@ def _contexts(registry: Registry, scenario: Scenario, plan: _Plan
                          for i, w in enumerate(windows))
 
 
-def _compatibility(registry: Registry, scenario: Scenario, plan: _Plan
+def _compatibility(registry: Registry, scenario: Scenario, plan: Plan
                    ) -> Callable[[], tuple[HardwareRow, ...]]:
-    contexts = _spec(registry).compare_contexts
+    contexts = spec_of(registry).compare_contexts
     hardware = sorted(registry.accelerators.values(),
                       key=lambda h: (h.vendor, h.memory_gb.value, h.memory_bandwidth_gbs.value,
                                      h.id))
@@ -346,7 +232,7 @@ def _compatibility(registry: Registry, scenario: Scenario, plan: _Plan
     return lambda: _compatibility_rows(hardware, len(contexts), variants)
 
 
-def _compatibility_rows(hardware: list[HardwareSpec], contexts: int, variants: _Variants
+def _compatibility_rows(hardware: list[HardwareSpec], contexts: int, variants: Variants
                         ) -> tuple[HardwareRow, ...]:
     count = len(hardware)
     rows = []
@@ -360,18 +246,18 @@ def _compatibility_rows(hardware: list[HardwareSpec], contexts: int, variants: _
     return tuple(rows)
 
 
-def _quantizations(registry: Registry, scenario: Scenario, plan: _Plan
+def _quantizations(registry: Registry, scenario: Scenario, plan: Plan
                    ) -> Callable[[], tuple[QuantRow, ...]]:
-    spec = _spec(registry)
+    spec = spec_of(registry)
     formats = [q for q in spec.quantizations if q in registry.quant_formats]
     variants = plan.add("quantizations", [_variant(registry, scenario, quant=q) for q in formats],
                         picks=True)
     return lambda: _quantization_rows(registry, formats, variants)
 
 
-def _quantization_rows(registry: Registry, formats: list[str], variants: _Variants
+def _quantization_rows(registry: Registry, formats: list[str], variants: Variants
                        ) -> tuple[QuantRow, ...]:
-    spec = _spec(registry)
+    spec = spec_of(registry)
     rows = []
     for i, quant in enumerate(formats):
         fmt = registry.quant_formats[quant][0]
@@ -382,13 +268,21 @@ def _quantization_rows(registry: Registry, formats: list[str], variants: _Varian
     return tuple(rows)
 
 
-def _other_models(registry: Registry, scenario: Scenario) -> tuple[ModelRow, ...]:
-    """The other models on this hardware (same format and context), those that fit first,
-    largest first (the ranking of ``fitproof models --on``)."""
-    from .queries import models_on
+def _other_models(registry: Registry, scenario: Scenario, plan: Plan
+                  ) -> Callable[[], tuple[ModelRow, ...]]:
+    """The other models on this hardware (same format, context and inputs): those whose
+    ``fits`` column is true first, then by the ``size`` column, largest first (the report
+    pack names both quantities)."""
+    models = [m for m in sorted(registry.models) if m != scenario.model]
+    variants = plan.add("other_models", [_variant(registry, scenario, model=m) for m in models])
 
-    rows = models_on(registry, scenario.hardware, quant=scenario.quant,
-                     context=int(scenario.inputs["context"]), include_all=True, sort="size")
-    return tuple(ModelRow(r.model, r.name, _cell(registry, "total_gib", r.total_gib),
-                          _cell(registry, "decode_tps", r.decode_tps), r.verdict)
-                 for r in rows if r.model != scenario.model)
+    def rows() -> tuple[ModelRow, ...]:
+        built = []
+        for i, model in enumerate(models):
+            cells = variants.columns("other_models", i)
+            size, fits = cells.pop("size").value, cells.pop("fits").value
+            order = (not fits, -(size if size is not None else -math.inf), model)
+            built.append((order, ModelRow(model, registry.models[model].name, **cells,
+                                          verdict=variants.verdict(i))))
+        return tuple(row for _, row in sorted(built, key=lambda pair: pair[0]))
+    return rows

@@ -55,3 +55,24 @@ def test_a_report_slot_naming_an_unknown_price_is_refused(tmp_path):
                           "price: device_used_price_usd")
     assert problem.endswith("recommendations.1.price: unknown quantity "
                             "'device_used_price_usd'; did you mean 'devices_used_price_usd'?")
+
+
+def test_other_models_rank_as_fitproof_models_does_and_follow_the_pack(tmp_path):
+    """The report's other-models table is part of the report's one batch; its order is the
+    ranking of ``fitproof models --on`` (fitting models first, largest first), and ordering
+    by another quantity is a change to the pack."""
+    from fitproof.queries import models_on
+
+    registry = fitproof.load_registry(plugins=False)
+    scenario = fitproof.api.scenario(registry, model="qwen3-8b", hardware="rtx-4090")
+    rows = build_report(registry, scenario).other_models
+    ranked = [r.model for r in models_on(registry, "rtx-4090", quant=scenario.quant,
+                                         context=int(scenario.inputs["context"]),
+                                         include_all=True) if r.model != "qwen3-8b"]
+    assert [r.model for r in rows] == ranked
+    assert rows[0].total_gib.quantity == "total_gib" and rows[0].verdict is not None
+    fast = with_report(tmp_path, "size: params_total,", "size: decode_tps,")
+    rows = build_report(fast, fitproof.api.scenario(fast, model="qwen3-8b",
+                                                    hardware="rtx-4090")).other_models
+    speeds = [r.decode_tps.value for r in rows if r.verdict.id != "exceeds"]
+    assert speeds == sorted(speeds, reverse=True) and len(speeds) > 5
