@@ -8,6 +8,8 @@
 2. ``import fitproof`` and an estimate must not import sympy or jsonschema when cached.
 3. A table of every hardware pack × every quantization × six contexts, evaluated as one
    vectorised batch against one estimate per scenario.
+4. ``fitproof sweep`` of every model × every accelerator × 4 formats × 4 contexts to CSV
+   (issue 11's target: 5 s), against the interpreter's start alone.
 """
 
 from __future__ import annotations
@@ -91,7 +93,24 @@ def bench_table() -> None:
     print(f"  loop / batch = {loop_seconds / batch_seconds:.1f}x")
 
 
+def bench_sweep() -> None:
+    with tempfile.TemporaryDirectory() as out:
+        argv = [sys.executable, "-m", "fitproof", "sweep", "--no-plugins",
+                "--quant", "Q4_K_M,Q8_0,BF16,Q6_K", "--context", "4K,8K,32K,128K",
+                "--out", os.path.join(out, "sweep.csv")]
+        seconds = min(_time(lambda: subprocess.run(argv, check=True, capture_output=True))
+                      for _ in range(2))
+        with open(os.path.join(out, "sweep.csv"), encoding="utf-8") as table:
+            rows = sum(1 for _ in table) - 1
+    bare = min(_time(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True))
+               for _ in range(3))
+    print(f"cli sweep of {rows} scenarios to CSV: {seconds:.2f} s "
+          f"({rows / seconds:,.0f} scenarios/s; target 5 s: {seconds / 5:.2f}x of it)")
+    print(f"  sweep / bare python start = {seconds / bare:.0f}x")
+
+
 if __name__ == "__main__":
     bench_cli()
     bench_imports()
     bench_table()
+    bench_sweep()

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .amounts import parse_parameters, parse_tokens
 from .errors import InputError, UnknownIdError
 from .estimate import Batch, Estimate
 from .formats import Formats, RenderOptions
@@ -22,7 +23,7 @@ from .registry import Registry
 from .scenario import Scenario, resolve_scenario
 from .version import __version__
 from .views import (Accuracy, DerivationView, EstimateView, LoadedPack, ModelsView, PacksView,
-                    PackView, ValidationReport)
+                    PackView, SweepView, ValidationReport)
 
 if TYPE_CHECKING:  # the report and accuracy modules load when their command runs
     from .report_view import ReportView
@@ -30,8 +31,8 @@ if TYPE_CHECKING:  # the report and accuracy modules load when their command run
 __all__ = [
     "Formats", "Registry", "Scenario", "__version__", "RenderOptions", "accuracy", "estimate", "estimate_many", "estimate_view",
     "explain", "import_gguf", "import_hf", "load", "load_registry", "models", "output_formats",
-    "pack", "packs",
-    "render", "report", "scenario", "validate_packs",
+    "pack", "packs", "parse_parameters", "parse_tokens",
+    "render", "report", "scenario", "sweep", "validate_packs", "write_parquet",
 ]
 
 load = load_registry
@@ -200,3 +201,23 @@ def render(view_kind: str, view: object, format: str = "text", *,
     a format of ``registry``'s plugins (without a registry: see :func:`output_formats`)."""
     formats = output_formats(registry, plugins=plugins)
     return formats.render(view_kind, format, view, RenderOptions(language, depth))
+
+
+def sweep(registry: Registry, *, models: Sequence[str] | None = None,
+          hardware: Sequence[str] | None = None, quants: Sequence[str] = (),
+          context: Sequence[float] = (), batch: Sequence[float] = (), gpus: Sequence[float] = (),
+          progress: Callable[[int, int], None] | None = None) -> SweepView:
+    """Every combination of models (``None``: all), accelerators (``None``: all), formats
+    and inputs, one row each with the headline quantities and the verdict."""
+    from .sweep import sweep as run, sweep_axes
+
+    axes = sweep_axes(registry, models=models, hardware=hardware, quants=quants,
+                      context=context, batch=batch, gpus=gpus)
+    return run(registry, axes, progress)
+
+
+def write_parquet(view: SweepView, path: str) -> None:
+    """A sweep as a Parquet file (the one binary output; needs pyarrow)."""
+    from .parquet import write_parquet as write
+
+    write(view, path)

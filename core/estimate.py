@@ -116,17 +116,28 @@ class Batch:
             raise InputError("no scenarios to evaluate")
         self.registry = registry
         self.scenarios = list(scenarios)
+        bound: dict[Any, Any] = {}
         self.evaluation = Evaluation(registry.graph,
-                                     [scenario_row(registry, s) for s in self.scenarios],
+                                     [scenario_row(registry, s, bound) for s in self.scenarios],
                                      registry.candidates(), selection_rows)
 
     def values(self, name: str) -> list[float | None]:
         """Quantity ``name`` for every scenario (``None`` where it cannot be computed)."""
+        column = self.array(name)
+        return [v if math.isfinite(v) else None for v in column.tolist()]
+
+    def array(self, name: str) -> Any:
+        """Quantity ``name`` for every scenario as a float array (NaN where it cannot be
+        computed): no conversion per value."""
         import numpy as np
 
-        column = np.broadcast_to(np.asarray(self.evaluation.get(name), dtype=float),
-                                 (len(self.scenarios),))
-        return [float(v) if np.isfinite(v) else None for v in column]
+        return np.broadcast_to(np.asarray(self.evaluation.get(name), dtype=float),
+                               (len(self.scenarios),))
+
+    def verdict_ids(self) -> list[str | None]:
+        """The id of every scenario's verdict."""
+        ids = [node.rule.id for node in self.registry.graph.verdicts]
+        return [ids[i] if i >= 0 else None for i in self.evaluation.verdict_index().tolist()]
 
     def verdicts(self) -> list[Verdict | None]:
         """The verdict of every scenario."""

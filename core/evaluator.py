@@ -119,6 +119,25 @@ def _column(values: Sequence[float]) -> FloatArray:
     return np.asarray(values, dtype=float)
 
 
+def _entity_codes(rows: Sequence[ScenarioRow], namespace: str) -> NDArray[np.intp]:
+    """Per row, a number for the entity it binds in ``namespace`` (equal numbers: the same
+    entity, by identity, as the registry holds one per pack; -1: none bound)."""
+    seen: dict[int, int] = {}
+    codes = [-1 if (entity := row.entities.get(namespace)) is None
+             else seen.setdefault(id(entity), len(seen)) for row in rows]
+    return np.asarray(codes, dtype=np.intp)
+
+
+def _distinct(codes: Sequence[NDArray[np.intp]]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """The first row of each distinct combination of ``codes``, and per row the position of
+    its combination among those first rows."""
+    combined = np.zeros(len(codes[0]), dtype=np.int64)
+    for code in codes:
+        combined = combined * (int(code.max(initial=0)) + 2) + (code + 1)
+    _, first, index = np.unique(combined, return_index=True, return_inverse=True)
+    return np.asarray(first, dtype=np.intp), np.asarray(index, dtype=np.intp).reshape(-1)
+
+
 class Evaluation:
     """Lazily computes formulas, selections and verdicts for a batch of scenario rows."""
 
@@ -140,17 +159,28 @@ class Evaluation:
         self._bind_rows()
 
     def _bind_rows(self) -> None:
+        rows = self.rows
         for name in self.graph.inputs:
-            self.values[name] = _column([row.inputs[name].value for row in self.rows])
+            self.values[name] = _column([row.inputs[name].value for row in rows])
+        codes = self.codes = {ns: _entity_codes(rows, ns) for ns in NAMESPACES}
         for namespace in NAMESPACES:
             keyed = keyed_fields(namespace)
-            for field in namespace_fields(namespace):
-                self.values[f"{namespace}.{field}"] = _column(
-                    # a keyed field of a bound entity always has a value
-                    [(cast(FieldValue, row.leaf(f"{namespace}.{field}")).value if field in keyed
-                      else entity_values(row.entities[namespace])[field].value)
-                     if namespace in row.entities else np.nan for row in self.rows])
-        self.families = np.array([row.family or "" for row in self.rows])
+            fields = [f for f in namespace_fields(namespace) if f not in keyed]
+            # a field's value is the same on every row that binds the same entity: read it
+            # once per distinct entity (or entity and key entity for a keyed field)
+            if fields:
+                first, index = _distinct([codes[namespace]])
+                for field in fields:
+                    per = _column([entity_values(rows[i].entities[namespace])[field].value
+                                   if namespace in rows[i].entities else np.nan for i in first])
+                    self.values[f"{namespace}.{field}"] = per[index]
+            for field, key in keyed.items():
+                first, index = _distinct([codes[namespace], codes[key_namespace(key)]])
+                # a keyed field of a bound entity always has a value
+                per = _column([cast(FieldValue, rows[i].leaf(f"{namespace}.{field}")).value
+                               if namespace in rows[i].entities else np.nan for i in first])
+                self.values[f"{namespace}.{field}"] = per[index]
+        self.families = np.array([row.family or "" for row in rows])
 
     # -- public ---------------------------------------------------------------------------
     def get(self, name: str) -> FloatArray:
@@ -310,11 +340,15 @@ class _CandidateEvaluation:
                 if key_namespace(key) not in namespaces:
                     continue
                 name = f"{namespace}.{field}"
-                self.values[name] = np.array(
-                    [[row.entities[namespace].keyed(
+                # read once per distinct entity of the rows, then spread over the rows
+                first, index = (_distinct([parent.codes[namespace][self.row_index]]) if rows else
+                                 (np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)))
+                per: FloatArray = np.array(
+                    [[rows[i].entities[namespace].keyed(
                         field, key_value(key, c.entities[key_namespace(key)])).value
-                      if namespace in row.entities else np.nan for c in candidates]
-                     for row in rows], dtype=float).reshape(len(rows), len(candidates))
+                      if namespace in rows[i].entities else np.nan for c in candidates]
+                     for i in first], dtype=float).reshape(len(first), len(candidates))
+                self.values[name] = per[index]
                 self.rebound += (name,)
 
     def env(self) -> "_CandidateEnv":

@@ -22,6 +22,7 @@ VIEW_KINDS = {
     "derivation": "fitproof explain", "models": "fitproof models",
     "packs": "fitproof packs list", "pack": "fitproof packs show",
     "accuracy": "fitproof validate", "validation": "fitproof packs validate",
+    "sweep": "fitproof sweep",
 }
 
 

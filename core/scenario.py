@@ -13,7 +13,8 @@ from .registry import Registry
 from .specs import Location
 from .views import SELECTORS, Scenario
 
-__all__ = ["SELECTORS", "Scenario", "figure_value", "resolve_scenario", "scenario_row"]
+__all__ = ["SELECTORS", "Scenario", "check_input", "figure_value", "resolve_scenario",
+           "scenario_row"]
 
 def resolve_scenario(registry: Registry, *, model: str | None = None,
                      hardware: str | None = None, quant: str | None = None,
@@ -141,6 +142,12 @@ class _InputRange(Protocol):
     def choices(self) -> Mapping[str, float]: ...
 
 
+def check_input(registry: Registry, name: str, value: Any) -> float:
+    """Input ``name`` given as ``value``, checked against its definition (raises
+    :class:`~fitproof.errors.InputError` out of range)."""
+    return _check_input(name, value, registry.graph.inputs[name].definition, registry)
+
+
 def _check_input(name: str, value: Any, definition: _InputRange, registry: Registry) -> float:
     if isinstance(value, str) and definition.choices:
         key = value.strip().lower()
@@ -176,15 +183,34 @@ def _plain(number: float) -> str:
     return str(int(number)) if float(number).is_integer() else str(number)
 
 
-def scenario_row(registry: Registry, scenario: Scenario) -> ScenarioRow:
-    """Bind a scenario's packs and inputs for evaluation."""
-    entities = {key: registry.entity(key, getattr(scenario, key)) for key in SELECTORS}
-    if scenario.backend is not None:
-        entities["hardware"] = registry.hardware_on_backend(scenario.hardware, scenario.backend)
-    inputs = {}
-    for name, value in scenario.inputs.items():
-        node = registry.graph.inputs[name]
-        inputs[name] = FieldValue(name, float(value), node.definition.unit,
-                                  scenario.origins.get(name, node.at),
-                                  node.definition.source)
+def scenario_row(registry: Registry, scenario: Scenario,
+                 bound: dict[Any, Any] | None = None) -> ScenarioRow:
+    """Bind a scenario's packs and inputs for evaluation. ``bound`` (shared by the rows of
+    one batch, while its scenarios are alive) keeps one binding per set of choices and one
+    per inputs object, so that scenarios sharing them share the bound values."""
+    memo: dict[Any, Any] = {} if bound is None else bound
+    by_choices: dict[Any, Any] = memo.setdefault("choices", {})
+    by_inputs: dict[Any, Any] = memo.setdefault("inputs", {})
+    fields: dict[Any, Any] = memo.setdefault("fields", {})
+    choices = (*(getattr(scenario, key) for key in SELECTORS), scenario.backend)
+    entities = by_choices.get(choices)
+    if entities is None:
+        entities = {key: registry.entity(key, getattr(scenario, key)) for key in SELECTORS}
+        if scenario.backend is not None:
+            entities["hardware"] = registry.hardware_on_backend(scenario.hardware,
+                                                                scenario.backend)
+        by_choices[choices] = entities
+    given = (id(scenario.inputs), id(scenario.origins))
+    inputs = by_inputs.get(given)
+    if inputs is None:
+        inputs = by_inputs[given] = {}
+        for name, value in scenario.inputs.items():
+            origin = scenario.origins.get(name)
+            key = (name, value, origin)
+            field = fields.get(key)
+            if field is None:
+                node = registry.graph.inputs[name]
+                field = fields[key] = FieldValue(name, float(value), node.definition.unit,
+                                                origin or node.at, node.definition.source)
+            inputs[name] = field
     return ScenarioRow(entities, inputs)

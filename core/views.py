@@ -235,3 +235,18 @@ class PackView:
     """``fitproof packs show``: one pack, what it replaced, and its fields by line."""
 
     pack: LoadedPack
+
+
+@attrs.frozen
+class SweepView:
+    """One row per scenario of a sweep, by column: the ids and swept inputs, the verdict,
+    every headline quantity (``units`` gives each one's unit) and, for a combination that
+    could not be evaluated, the reason."""
+
+    columns: tuple[str, ...]
+    units: Mapping[str, str]
+    data: Mapping[str, list[Any]]
+
+    @property
+    def rows(self) -> int:
+        return len(self.data[self.columns[0]]) if self.columns else 0

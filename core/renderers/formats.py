@@ -8,7 +8,7 @@ from typing import Any
 from ..formats import OutputFormat, RenderOptions
 from ..report_view import ReportView
 from ..views import ModelsView
-from . import accuracy, blocks, explain, models, packs
+from . import accuracy, blocks, explain, models, packs, sweep
 from .estimate_text import render_estimate
 from .i18n import Messages
 from .report_document import report_blocks
@@ -74,4 +74,8 @@ BUILTIN_FORMATS = (
                  "every group and row"),
     OutputFormat("text", "validation", lambda v, o: packs.render_validation(v),
                  "one line per file"),
+    OutputFormat("csv", "sweep", lambda v, o: sweep.sweep_csv(v),
+                 "one line per scenario, units in the header"),
+    OutputFormat("jsonl", "sweep", lambda v, o: sweep.sweep_jsonl(v), "one object per scenario"),
+    OutputFormat("text", "sweep", lambda v, o: sweep.sweep_text(v), "an aligned table"),
 )

@@ -1,34 +1,28 @@
-"""The ``fitproof`` command: a thin layer that parses arguments, calls the library, renders.
-
-Exit codes: 0 success; 1 a pack or input is invalid; 2 command-line usage error
-(including unknown names and out-of-range values given on the command line).
-"""
+"""The ``fitproof`` command line's arguments: the parser of every command and the types
+of its options (token counts, parameter counts, comma-separated lists)."""
 
 from __future__ import annotations
 
 import argparse
-import re
-import sys
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn
 
-from . import api
-from .errors import FitproofError, InputError, PackError
+from .. import api
+from ..errors import InputError
 
-_TOKENS = re.compile(r"^\s*([-+]?\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
+def _argument(parse: Callable[[str], Any], name: str) -> Callable[[str], Any]:
+    """An argparse type from a parser of the API (its message becomes the usage error)."""
+    def convert(text: str) -> Any:
+        try:
+            return parse(text)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    convert.__name__ = name
+    return convert
 
 
-def tokens(text: str) -> int:
-    """A token count: ``8192``, ``8K`` (8192) or ``1M`` (1048576)."""
-    match = _TOKENS.match(text)
-    if not match:
-        raise argparse.ArgumentTypeError(f"expected a whole number of tokens such as 8192 or 8K, "
-                                         f"got {text!r}")
-    number, suffix = float(match.group(1)), match.group(2).lower()
-    number *= {"": 1, "k": 1024, "m": 1024 * 1024}[suffix]
-    if not number.is_integer():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of tokens")
-    return int(number)
+tokens = _argument(api.parse_tokens, "tokens")
+_billions = _argument(api.parse_parameters, "parameters")
 
 
 def number(text: str) -> float:
@@ -46,7 +40,7 @@ def whole(text: str) -> int:
 
 
 # option → scenario input it sets
-_INPUT_OPTIONS = {
+INPUT_OPTIONS = {
     "context": "--context", "batch": "--batch", "gpus": "--gpus", "offload": "--offload",
     "prompt": "--prompt", "generate": "--generate", "hours_per_day": "--hours-per-day",
     "electricity_usd_per_kwh": "--electricity-price", "budget_usd": "--budget",
@@ -113,14 +107,14 @@ def _scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool =
                              "GPU's price)")
 
 
-def _billions(text: str) -> float:
-    """A parameter count: 7B, 0.5B, 70e9 or 1T."""
-    match = re.match(r"^\s*(\d+(?:\.\d+)?(?:e\d+)?)\s*([bBtTmM]?)\s*$", text)
-    if not match:
-        raise argparse.ArgumentTypeError(f"expected a parameter count such as 7B or 70e9, "
-                                         f"got {text!r}")
-    scale = {"": 1, "m": 1e6, "b": 1e9, "t": 1e12}[match.group(2).lower()]
-    return float(match.group(1)) * scale
+def _listed(kind: Callable[[str], Any]) -> Callable[[str], list[Any]]:
+    """A comma-separated list of ``kind`` values (``all`` alone: every one, as None)."""
+    def parse(text: str) -> list[Any]:
+        items = [item.strip() for item in text.split(",") if item.strip()]
+        if not items:
+            raise argparse.ArgumentTypeError(f"expected a comma-separated list, got {text!r}")
+        return [None] if items == ["all"] and kind is str else [kind(item) for item in items]
+    return parse
 
 
 class Parser(argparse.ArgumentParser):
@@ -216,6 +210,21 @@ def build_parser() -> argparse.ArgumentParser:
             sub.add_argument("--quant", help="quantization id of the file (default: from its "
                                              "header's file type)")
 
+    sweep = commands.add_parser("sweep", parents=[common],
+                                help="every combination of models, hardware, formats and inputs")
+    for flag, kind, what in (("--models", str, "model ids or aliases, or all (default)"),
+                             ("--on", str, "hardware ids or aliases, or all (default)"),
+                             ("--quant", str, "weight formats (default: the default scenario's)"),
+                             ("--context", tokens, "context windows, e.g. 4K,8K,32K"),
+                             ("--batch", whole, "parallel sequences"),
+                             ("--gpus", whole, "devices per scenario")):
+        sweep.add_argument(flag, type=_listed(kind), default=[], metavar="A,B,...",
+                           dest=flag[2:] if flag != "--on" else "hardware",
+                           help=f"comma-separated {what}")
+    sweep.add_argument("--format", default="csv", metavar="NAME",
+                       help="csv (default), jsonl, parquet (needs --out), text, or a plugin's")
+    sweep.add_argument("--out", metavar="FILE", help="write to FILE instead of the terminal")
+
     packs = commands.add_parser("packs", help="list, show and validate packs")
     pack_commands = packs.add_subparsers(dest="packs_command", metavar="ACTION")
     listing = pack_commands.add_parser("list", parents=[common], help="list loaded packs")
@@ -229,151 +238,3 @@ def build_parser() -> argparse.ArgumentParser:
                                         help="check pack files or folders")
     validate.add_argument("paths", nargs="+", metavar="PATH")
     return parser
-
-
-_SHARED_DEFAULTS = {"pack_dir": [], "no_plugins": False, "strict": False, "profile": None}
-
-
-def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
-    """Parse ``argv``, then give the shared options that were not given their defaults."""
-    args = parser.parse_args(argv)
-    for name, default in _SHARED_DEFAULTS.items():
-        if not hasattr(args, name):
-            setattr(args, name, list(default) if isinstance(default, list) else default)
-    return args
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``fitproof`` command; returns the exit code."""
-    parser = build_parser()
-    argv = list(sys.argv[1:] if argv is None else argv)
-    args = _parse(parser, argv)
-    if args.command is None:  # no command: the report of the default scenario
-        args = _parse(parser, ["report", *argv])
-    try:
-        if args.command == "estimate":
-            return _estimate(args)
-        if args.command == "explain":
-            return _explain(args)
-        if args.command == "report":
-            return _report(args)
-        if args.command == "models":
-            return _models(args)
-        if args.command == "validate":
-            return _validate(args)
-        if args.command == "import":
-            if args.import_command is None:
-                parser.parse_args(["import", "--help"])
-            return _import(args)
-        if args.command == "packs":
-            if args.packs_command is None:
-                parser.parse_args(["packs", "--help"])
-            return _packs(args)
-    except InputError as exc:
-        print(f"fitproof: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except PackError as exc:
-        count = len(exc.problems)
-        print(f"fitproof: {count} problem{'s' if count != 1 else ''} in packs:", file=sys.stderr)
-        for problem in exc.problems:
-            print(f"  {problem}", file=sys.stderr)
-        return exc.exit_code
-    except FitproofError as exc:
-        print(f"fitproof: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except BrokenPipeError:
-        return 0
-    return 0
-
-
-def _registry(args: argparse.Namespace, extra_dirs: Sequence[str] = ()) -> api.Registry:
-    # --strict turns every plugin warning into an error (load_registry raises PackError)
-    registry = api.load([*args.pack_dir, *extra_dirs], plugins=not args.no_plugins,
-                        strict=args.strict, profile=args.profile)
-    for warning in registry.warnings:
-        print(f"fitproof: warning: {warning}", file=sys.stderr)
-    return registry
-
-
-def _scenario(args: argparse.Namespace, registry: api.Registry) -> api.Scenario:
-    inputs = {name: getattr(args, name) for name in _INPUT_OPTIONS}
-    origins = {name: f"command line ({option})" for name, option in _INPUT_OPTIONS.items()}
-    return api.scenario(registry, model=args.model, hardware=args.hardware, quant=args.quant,
-                        kv=args.kv, engine=args.engine, workload=args.workload, inputs=inputs,
-                        input_origins=origins, backend=getattr(args, "backend", None),
-                        host=getattr(args, "host", None))
-
-
-def _show(view_kind: str, view: object, args: argparse.Namespace,
-          registry: api.Registry | None = None, format: str | None = None) -> None:
-    """Print ``view`` in the format the command line asks for (``--format``, ``--json``)."""
-    name = format or ("json" if getattr(args, "json", False) else args.format)
-    text = api.render(view_kind, view, name, registry=registry, plugins=not args.no_plugins,
-                      language=getattr(args, "lang", "en"), depth=getattr(args, "depth", None))
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
-
-
-def _estimate(args: argparse.Namespace) -> int:
-    registry = _registry(args)
-    _show("estimate", api.estimate_view(registry, _scenario(args, registry)), args, registry)
-    return 0
-
-
-def _explain(args: argparse.Namespace) -> int:
-    registry = _registry(args)
-    view = api.explain(registry, _scenario(args, registry), args.quantity, args.depth)
-    _show("derivation", view, args, registry)
-    return 0
-
-
-def _report(args: argparse.Namespace) -> int:
-    registry = _registry(args)
-    _show("report", api.report(registry, _scenario(args, registry)), args, registry)
-    return 0
-
-
-def _validate(args: argparse.Namespace) -> int:
-    keys = tuple(k.strip() for k in args.group_by.split(",") if k.strip())
-    registry = _registry(args)
-    _show("accuracy", api.accuracy(registry, keys), args, registry)
-    return 0
-
-
-def _models(args: argparse.Namespace) -> int:
-    registry = _registry(args)
-    view = api.models(registry, hardware=args.hardware, search=args.search, family=args.family,
-                      min_params=args.min_params, max_params=args.max_params, quant=args.quant,
-                      context=args.context, include_all=args.all, sort=args.sort)
-    _show("models", view, args, registry)
-    return 0
-
-
-def _import(args: argparse.Namespace) -> int:
-    registry = _registry(args)
-    if args.import_command == "hf":
-        path = api.import_hf(args.path, registry, model_id=args.model_id, out=args.out,
-                             name=args.name, source=args.source, hf_repo=args.hf_repo,
-                             force=args.force)
-    else:
-        path = api.import_gguf(args.path, registry, model_id=args.model_id, out=args.out,
-                               name=args.name, source=args.source, hf_repo=args.hf_repo,
-                               quant=args.quant, force=args.force)
-    print(f"wrote {path}")
-    return 0
-
-
-def _packs(args: argparse.Namespace) -> int:
-    if args.packs_command == "validate":
-        report = api.validate_packs(args.paths, plugins=not args.no_plugins)
-        _show("validation", report, args, format="text")
-        return 0 if report.ok else 1
-    registry = _registry(args)
-    if args.packs_command == "list":
-        _show("packs", api.packs(registry, args.kind), args, registry)
-    else:
-        _show("pack", api.pack(registry, args.id, args.kind), args, registry)
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -1,0 +1,199 @@
+"""The ``fitproof`` command: a thin layer that parses arguments, calls the library, renders.
+
+Exit codes: 0 success; 1 a pack or input is invalid; 2 command-line usage error
+(including unknown names and out-of-range values given on the command line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Callable, Iterator, Sequence
+
+from .. import api
+from ..errors import FitproofError, InputError, PackError
+from .arguments import INPUT_OPTIONS, build_parser
+
+
+_SHARED_DEFAULTS = {"pack_dir": [], "no_plugins": False, "strict": False, "profile": None}
+
+
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """Parse ``argv``, then give the shared options that were not given their defaults."""
+    args = parser.parse_args(argv)
+    for name, default in _SHARED_DEFAULTS.items():
+        if not hasattr(args, name):
+            setattr(args, name, list(default) if isinstance(default, list) else default)
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``fitproof`` command; returns the exit code."""
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = _parse(parser, argv)
+    if args.command is None:  # no command: the report of the default scenario
+        args = _parse(parser, ["report", *argv])
+    try:
+        if args.command == "import" and args.import_command is None:
+            parser.parse_args(["import", "--help"])
+        if args.command == "packs" and args.packs_command is None:
+            parser.parse_args(["packs", "--help"])
+        return COMMANDS[args.command](args)
+    except InputError as exc:
+        print(f"fitproof: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except PackError as exc:
+        count = len(exc.problems)
+        print(f"fitproof: {count} problem{'s' if count != 1 else ''} in packs:", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return exc.exit_code
+    except FitproofError as exc:
+        print(f"fitproof: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except BrokenPipeError:
+        return 0
+
+
+def _registry(args: argparse.Namespace, extra_dirs: Sequence[str] = ()) -> api.Registry:
+    # --strict turns every plugin warning into an error (load_registry raises PackError)
+    registry = api.load([*args.pack_dir, *extra_dirs], plugins=not args.no_plugins,
+                        strict=args.strict, profile=args.profile)
+    for warning in registry.warnings:
+        print(f"fitproof: warning: {warning}", file=sys.stderr)
+    return registry
+
+
+def _scenario(args: argparse.Namespace, registry: api.Registry) -> api.Scenario:
+    inputs = {name: getattr(args, name) for name in INPUT_OPTIONS}
+    origins = {name: f"command line ({option})" for name, option in INPUT_OPTIONS.items()}
+    return api.scenario(registry, model=args.model, hardware=args.hardware, quant=args.quant,
+                        kv=args.kv, engine=args.engine, workload=args.workload, inputs=inputs,
+                        input_origins=origins, backend=getattr(args, "backend", None),
+                        host=getattr(args, "host", None))
+
+
+def _show(view_kind: str, view: object, args: argparse.Namespace,
+          registry: api.Registry | None = None, format: str | None = None,
+          out: str | None = None) -> None:
+    """Print ``view`` (or write it to ``out``) in the format the command line asks for
+    (``--format``, ``--json``)."""
+    name = format or ("json" if getattr(args, "json", False) else args.format)
+    text = api.render(view_kind, view, name, registry=registry, plugins=not args.no_plugins,
+                      language=getattr(args, "lang", "en"), depth=getattr(args, "depth", None))
+    text = text if text.endswith("\n") else text + "\n"
+    if out is None:
+        sys.stdout.write(text)
+        return
+    try:
+        with open(out, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+    except OSError as exc:
+        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
+def _estimate(args: argparse.Namespace) -> int:
+    registry = _registry(args)
+    _show("estimate", api.estimate_view(registry, _scenario(args, registry)), args, registry)
+    return 0
+
+
+def _explain(args: argparse.Namespace) -> int:
+    registry = _registry(args)
+    view = api.explain(registry, _scenario(args, registry), args.quantity, args.depth)
+    _show("derivation", view, args, registry)
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    registry = _registry(args)
+    _show("report", api.report(registry, _scenario(args, registry)), args, registry)
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    keys = tuple(k.strip() for k in args.group_by.split(",") if k.strip())
+    registry = _registry(args)
+    _show("accuracy", api.accuracy(registry, keys), args, registry)
+    return 0
+
+
+def _models(args: argparse.Namespace) -> int:
+    registry = _registry(args)
+    view = api.models(registry, hardware=args.hardware, search=args.search, family=args.family,
+                      min_params=args.min_params, max_params=args.max_params, quant=args.quant,
+                      context=args.context, include_all=args.all, sort=args.sort)
+    _show("models", view, args, registry)
+    return 0
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    registry = _registry(args)
+    if args.format == "parquet" and not args.out:
+        raise InputError("--format parquet writes a file: give --out FILE")
+    # a progress bar on the terminal, unless the rows are going to that terminal
+    with _progress_bar(sys.stderr.isatty() and bool(args.out or not sys.stdout.isatty())) as bar:
+        view = api.sweep(registry, models=_all(args.models), hardware=_all(args.hardware),
+                         quants=args.quant, context=args.context, batch=args.batch,
+                         gpus=args.gpus, progress=bar)
+    if args.format == "parquet":
+        api.write_parquet(view, args.out)
+    else:
+        _show("sweep", view, args, registry, out=args.out)
+    return 0
+
+
+@contextlib.contextmanager
+def _progress_bar(shown: bool) -> Iterator[Callable[[int, int], None] | None]:
+    if not shown:
+        yield None
+        return
+    from rich.progress import Progress
+
+    with Progress(transient=True) as bar:
+        task = bar.add_task("sweep", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def _all(values: list[str | None]) -> list[str] | None:
+    """None (every one) for an empty list or ``all``."""
+    return None if not values or None in values else [v for v in values if v is not None]
+
+
+def _import(args: argparse.Namespace) -> int:
+    registry = _registry(args)
+    if args.import_command == "hf":
+        path = api.import_hf(args.path, registry, model_id=args.model_id, out=args.out,
+                             name=args.name, source=args.source, hf_repo=args.hf_repo,
+                             force=args.force)
+    else:
+        path = api.import_gguf(args.path, registry, model_id=args.model_id, out=args.out,
+                               name=args.name, source=args.source, hf_repo=args.hf_repo,
+                               quant=args.quant, force=args.force)
+    print(f"wrote {path}")
+    return 0
+
+
+def _packs(args: argparse.Namespace) -> int:
+    if args.packs_command == "validate":
+        report = api.validate_packs(args.paths, plugins=not args.no_plugins)
+        _show("validation", report, args, format="text")
+        return 0 if report.ok else 1
+    registry = _registry(args)
+    if args.packs_command == "list":
+        _show("packs", api.packs(registry, args.kind), args, registry)
+    else:
+        _show("pack", api.pack(registry, args.id, args.kind), args, registry)
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "estimate": _estimate, "explain": _explain, "report": _report, "models": _models,
+    "validate": _validate, "sweep": _sweep, "import": _import, "packs": _packs,
+}
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
