@@ -96,8 +96,7 @@ class Registry:
             # a host is a processor and its system memory: a hardware pack of backend cpu
             "host": {k: v for k, v in self.hardware.items() if v.backend == HOST_BACKEND},
         }
-        table = tables[kind]
-        return {key: [key, *getattr(obj, "aliases", ())] for key, obj in table.items()}
+        return {key: _names_of(key, obj) for key, obj in tables[kind].items()}
 
     def named(self, name: str, kind: str | None = None) -> list[tuple[str, str]]:
         """``(kind, id)`` of the packs whose id or alias is ``name``, matched as
@@ -229,3 +228,19 @@ class Registry:
         """Hardware packs that are accelerators: all but the hosts (backend cpu), which
         estimates may target but tables of accelerators and recommendations leave out."""
         return {k: v for k, v in self.hardware.items() if v.backend != HOST_BACKEND}
+
+
+def _names_of(key: str, obj: Any) -> list[str]:
+    """Every name a pack answers to: its id and aliases, each also after its vendor's name as
+    device tools print it (``NVIDIA GeForce RTX 4090``: vendor ``NVIDIA``, alias
+    ``GeForce RTX 4090``), and the Hugging Face repository it records (``Qwen/Qwen3-8B``)."""
+    names = [key, *getattr(obj, "aliases", ())]
+    vendor = getattr(obj, "vendor", None)
+    if isinstance(vendor, str) and vendor:
+        names += [f"{vendor} {n}" for n in list(names)
+                  if not n.casefold().startswith(vendor.casefold())]
+    repo = getattr(obj, "hf_repo", None)
+    if isinstance(repo, str) and repo:
+        names.append(repo)
+    return names
+

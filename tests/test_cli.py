@@ -270,3 +270,31 @@ def test_the_default_profile_is_measured(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["quantities"]["total_gib"]["source"].startswith("packs/formulas/engine-memory.yaml:")
     assert "device_required_gib" in data["quantities"]
+
+
+@pytest.mark.parametrize("kind, typed, expected", [
+    ("hardware", "NVIDIA GeForce RTX 4090", "rtx-4090"),  # as nvidia-smi prints it
+    ("hardware", "NVIDIA A100-SXM4-80GB", "a100-80gb-sxm"),
+    ("hardware", "AMD Radeon RX 7900 XTX", "rx-7900-xtx"),
+    ("model", "Qwen/Qwen3-8B", "qwen3-8b"),  # the Hugging Face repository the pack records
+    ("model", "meta-llama/Llama-3.1-70B", "llama-3.1-70b"),
+])
+def test_names_people_type_resolve(kind, typed, expected):
+    import fitproof
+
+    assert fitproof.load_registry(plugins=False).resolve(kind, typed) == expected
+
+
+def test_every_name_of_a_pack_resolves_to_that_pack():
+    """Vendor-prefixed names and repositories add no ambiguity: each name any hardware or
+    model pack answers to resolves to that pack alone."""
+    import fitproof
+    from fitproof.registry import _names_of
+
+    registry = fitproof.load_registry(plugins=False)
+    for kind, table in (("hardware", registry.hardware), ("model", registry.models)):
+        for key, obj in table.items():
+            names = _names_of(key, obj)
+            assert len(names) > 1, key
+            for name in names:
+                assert registry.resolve(kind, name) == key, (kind, name)
