@@ -16,6 +16,8 @@ import string
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from .compiled import compile_tree
 from .formula_parser import FormulaSyntaxError, parse_formula
 from .specs import EngineSpec, LaunchTemplate
@@ -103,8 +105,9 @@ def checkpoint_repo(registry: "Registry", scenario: "Scenario") -> tuple[str, st
 
 
 def launch_command(registry: "Registry", scenario: "Scenario", engine: EngineSpec,
-                   evaluation: "Evaluation") -> str | None:
-    """The engine's launch command for ``scenario``, evaluated as ``evaluation`` (row 0)."""
+                   evaluation: "Evaluation", row: int = 0) -> str | None:
+    """The engine's launch command for ``scenario``, evaluated as row ``row`` of
+    ``evaluation``."""
     template = _template_for(registry, engine)
     if template is None:
         return None
@@ -119,15 +122,17 @@ def launch_command(registry: "Registry", scenario: "Scenario", engine: EngineSpe
     }
     if engine.gpu_memory_utilization is not None:
         values["engine.gpu_memory_utilization"] = _number(engine.gpu_memory_utilization.value)
-    values["kv_flag"] = _fill(engine.kv_flag or "", values, evaluation)
+    values["kv_flag"] = _fill(engine.kv_flag or "", values, evaluation, row)
     options = []
     for part in template.options:
         if part.when:
             formula = parse_formula(part.when)
-            env = {ref: evaluation.get(ref) for ref in formula.refs}
+            env = {ref: np.broadcast_to(np.asarray(evaluation.get(ref), dtype=float),
+                                        (len(evaluation.rows),))[row:row + 1]
+                   for ref in formula.refs}
             if float(compile_tree(formula.tree)(env).reshape(-1)[0]) != 1.0:
                 continue
-        text = _fill(part.text, values, evaluation)
+        text = _fill(part.text, values, evaluation, row)
         if text.strip():
             options.append(text)
     command, note = template.command, None
@@ -135,9 +140,9 @@ def launch_command(registry: "Registry", scenario: "Scenario", engine: EngineSpe
             name in STRING_FIELDS and not values.get(name)
             for _, name, _, _ in string.Formatter().parse(template.command) if name):
         command = template.fallback_command
-        note = _fill(template.fallback_note, values, evaluation) if template.fallback_note \
-            else None
-    text = _fill(command, values, evaluation) + (" \\\n  " + " ".join(options) if options
+        note = _fill(template.fallback_note, values, evaluation, row) \
+            if template.fallback_note else None
+    text = _fill(command, values, evaluation, row) + (" \\\n  " + " ".join(options) if options
                                                  else "")
     if not note:
         return text
@@ -154,14 +159,15 @@ def engine_kv_flag(engine: EngineSpec, kv: str) -> str | None:
                             else m.group(0), engine.kv_flag)
 
 
-def _fill(text: str, values: dict[str, str], evaluation: "Evaluation | None" = None) -> str:
+def _fill(text: str, values: dict[str, str], evaluation: "Evaluation | None" = None,
+          row: int = 0) -> str:
     def value(match: re.Match[str]) -> str:
         name = match.group(1)
         if name in values:
             return values[name]
         if evaluation is not None:
             try:
-                return _number(float(evaluation.scalar(name)))
+                return _number(float(evaluation.scalar(name, row)))
             except KeyError:
                 pass
         return match.group(0)

@@ -52,10 +52,11 @@ def build_report(registry: Registry, scenario: Scenario) -> Report:
     contexts = _contexts(registry, scenario, plan)
     compatibility = _compatibility(registry, scenario, plan)
     other_models = _other_models(registry, scenario, plan)
+    launch = _launch(registry, scenario, estimate, plan)
     plan.run()
     return Report(
         scenario=scenario, estimate=estimate.view(), headline=headline, picks=picks,
-        launch=_launch(registry, scenario, estimate), providers=_providers(registry, estimate),
+        launch=launch(), providers=_providers(registry, estimate),
         tco=tco, best_single=best_single, finetune=finetune(), kv_tuning=kv_tuning(),
         contexts=contexts(), compatibility=compatibility(),
         compare_contexts=tuple(spec.compare_contexts), quantizations=quantizations(),
@@ -88,19 +89,30 @@ def _variant(registry: Registry, scenario: Scenario, **changes: Any) -> Scenario
     return resolve_scenario(registry, inputs=inputs, **choices)
 
 
-def _launch(registry: Registry, scenario: Scenario, estimate: Estimate
-            ) -> tuple[tuple[str, str], ...]:
-    commands = []
-    for engine in sorted(registry.engines.values(), key=lambda e: e.id):
-        variant, evaluation = scenario, estimate.evaluation
-        if engine.id != scenario.engine or scenario.kv not in engine.kv_types:
-            kv = scenario.kv if scenario.kv in engine.kv_types else next(iter(engine.kv_types))
-            variant = _variant(registry, scenario, engine=engine.id, kv=kv)
-            evaluation = Estimate(registry, variant).evaluation
-        command = launch_command(registry, variant, engine, evaluation)
-        if command:
-            commands.append((engine.name, command))
-    return tuple(commands)
+def _launch(registry: Registry, scenario: Scenario, estimate: Estimate, plan: Plan
+            ) -> Callable[[], tuple[tuple[str, str], ...]]:
+    """Each engine's launch command: for the scenario's own engine from its estimate, for
+    the others from a variant (that engine, a KV precision it stores) in the report's batch."""
+    engines = sorted(registry.engines.values(), key=lambda e: e.id)
+    others = [e for e in engines if e.id != scenario.engine or scenario.kv not in e.kv_types]
+    variants = [_variant(registry, scenario, engine=e.id,
+                         kv=scenario.kv if scenario.kv in e.kv_types else next(iter(e.kv_types)))
+                for e in others]
+    rows = plan.add("launch", variants, picks=True) if variants else None
+
+    def commands() -> tuple[tuple[str, str], ...]:
+        found = []
+        for engine in engines:
+            if engine in others and rows is not None:
+                i = others.index(engine)
+                command = launch_command(registry, variants[i], engine,
+                                         plan.batch.evaluation, rows.start + i)
+            else:
+                command = launch_command(registry, scenario, engine, estimate.evaluation)
+            if command:
+                found.append((engine.name, command))
+        return tuple(found)
+    return commands
 
 
 def _providers(registry: Registry, estimate: Estimate) -> tuple[ProviderRow, ...]:

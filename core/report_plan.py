@@ -59,7 +59,7 @@ class Plan:
 
     def _reads_a_selection(self, section: str) -> bool:
         graph = self.registry.graph
-        names = set(spec_of(self.registry).columns[section].values())
+        names = set(spec_of(self.registry).columns.get(section, {}).values())
         names |= {ref for node in graph.verdicts for ref in node.when.refs}
         read = set(names).union(*(graph.reads(n) for n in names))
         return any(n in graph.selections or graph.selection_of(n) for n in read)

@@ -76,3 +76,27 @@ def test_other_models_rank_as_fitproof_models_does_and_follow_the_pack(tmp_path)
                                                     hardware="rtx-4090")).other_models
     speeds = [r.decode_tps.value for r in rows if r.verdict.id != "exceeds"]
     assert speeds == sorted(speeds, reverse=True) and len(speeds) > 5
+
+
+def test_a_report_is_one_estimate_and_one_batch(monkeypatch):
+    """Every section's variants (accelerators, formats, contexts, fine-tuning, other models,
+    the other engines' launch commands) are evaluated together in one batch, beside the
+    estimate of the scenario itself."""
+    import fitproof.report as report_module
+    import fitproof.report_plan as plan_module
+
+    counts = {"batch": 0, "estimate": 0}
+    batch, estimate = plan_module.Batch, report_module.Estimate
+
+    def counting(kind, cls):
+        def make(*args, **kwargs):
+            counts[kind] += 1
+            return cls(*args, **kwargs)
+        return make
+
+    monkeypatch.setattr(plan_module, "Batch", counting("batch", batch))
+    monkeypatch.setattr(report_module, "Estimate", counting("estimate", estimate))
+    registry = fitproof.load_registry(plugins=False)
+    report = build_report(registry, fitproof.api.scenario(registry))
+    assert counts == {"batch": 1, "estimate": 1}
+    assert {name for name, _ in report.launch} == {"llama.cpp", "vLLM"}
