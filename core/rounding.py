@@ -25,7 +25,10 @@ def round_half_away(x: ArrayLike, ndigits: int = 0) -> NDArray[np.float64] | np.
         magnitude = np.abs(scaled)
         fraction = magnitude - np.floor(magnitude)
         tolerance = np.maximum(1e-6, magnitude * 1e-15)
-        near_tie = np.isfinite(scaled) & (np.abs(fraction - 0.5) < tolerance)
+        # from 2**53 up every float is a whole number: nothing to round, no tie to settle
+        near_tie = (np.isfinite(scaled) & (magnitude < 2.0 ** 53)
+                    & (np.abs(fraction - 0.5) < tolerance))
+    result = np.where(np.isfinite(scaled) & (np.abs(scaled) >= 2.0 ** 53), values, result)
     if near_tie.any():
         quantum = Decimal(1).scaleb(-ndigits)
         result = np.array(result, dtype=float, copy=True)

@@ -158,3 +158,33 @@ def test_look_alike_characters_in_a_pack_formula(tmp_path, capsys):
 def test_out_of_range_and_unknown_inputs_exit_2_with_one_line(capsys, argv, message):
     code, out, err = run(capsys, "estimate", "--no-plugins", *argv)
     assert (code, out, err.splitlines()) == (2, "", [message])
+
+
+@pytest.mark.parametrize("field, value", [("memory_gb", "1e30"), ("memory_bandwidth_gbs", "1e30"),
+                                          ("memory_gb", "1e300")])
+@pytest.mark.parametrize("argv", [["estimate", "qwen3-8b"], ["report", "qwen3-8b"],
+                                  ["explain", "headroom_gib", "qwen3-8b"]])
+def test_huge_schema_valid_figures_are_numbers_not_a_traceback(tmp_path, capsys, field, value,
+                                                               argv):
+    """Rounding a figure from 2**53 up has nothing to round (every such float is whole):
+    a huge but valid figure is shown, never a decimal.InvalidOperation traceback."""
+    from .conftest import REPO
+
+    template = (REPO / "examples" / "hardware-template.yaml").read_text(encoding="utf-8")
+    lines = [f"{field}: {value}" if line.startswith(f"{field}:") else line
+             for line in template.splitlines()]
+    write_pack(tmp_path, "acme-x1-48gb.yaml", "\n".join(lines) + "\n")
+    code = main([*argv, "--on", "acme-x1-48gb", "--pack-dir", str(tmp_path), "--no-plugins"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == "" and "Traceback" not in out
+    assert "headroom" in out.casefold()
+
+
+def test_rounding_huge_values_is_the_identity():
+    import numpy as np
+
+    from fitproof.rounding import round_half_away
+
+    assert round_half_away(1e26, 2) == 1e26 and round_half_away(-1e300, 0) == -1e300
+    assert list(round_half_away(np.array([1e30, 0.625, 2.5]), 2)) == [1e30, 0.63, 2.5]
+    assert round_half_away(2.5) == 3.0 and round_half_away(133.95, 1) == 133.9
