@@ -341,11 +341,17 @@ def _check_names(graph: FormulaGraph) -> list[Problem]:
     return problems
 
 
+# the longest chain of formulas reading formulas the evaluator and derivations walk; a
+# deeper one (a pack can write thousands) is refused at load time, never a RecursionError
+MAX_CHAIN = 150
+
+
 def _check_cycles(graph: FormulaGraph) -> list[Problem]:
-    """Report each cycle once, naming every step and where it is defined."""
+    """Report each cycle once, naming every step and where it is defined, and a chain of
+    formulas deeper than MAX_CHAIN. The walk is iterative: no depth breaks it."""
     state: dict[str, int] = {}
+    depth: dict[str, int] = {}
     problems: list[Problem] = []
-    stack: list[str] = []
 
     def location(name: str) -> Location:
         if name in graph.formulas:
@@ -354,27 +360,42 @@ def _check_cycles(graph: FormulaGraph) -> list[Problem]:
             return next(iter(graph.dispatched[name].values())).at
         return graph.selections[name].at
 
-    def visit(name: str) -> None:
-        state[name] = 1
-        stack.append(name)
+    def targets(name: str) -> list[str]:
+        found = []
         for dep in sorted(graph.dependencies(name)):
-            picked = graph.picked_quantity(dep)
-            for target in picked or (graph.selection_of(dep) or dep,):
-                if target not in graph.formulas and target not in graph.selections \
-                        and target not in graph.dispatched:
-                    continue
-                if state.get(target) == 1:
-                    cycle = stack[stack.index(target):] + [target]
-                    steps = " → ".join(cycle)
-                    places = ", ".join(f"{n} ({location(n)})" for n in dict.fromkeys(cycle))
-                    problems.append(_located(location(target), target,
-                                             f"formulas form a cycle: {steps}; defined at {places}"))
-                elif target not in state:
-                    visit(target)
-        stack.pop()
-        state[name] = 2
+            for target in graph.picked_quantity(dep) or (graph.selection_of(dep) or dep,):
+                if target in graph.formulas or target in graph.selections \
+                        or target in graph.dispatched:
+                    found.append(target)
+        return found
 
-    for name in sorted(set(graph.formulas) | set(graph.selections) | set(graph.dispatched)):
-        if name not in state:
-            visit(name)
+    for root in sorted(set(graph.formulas) | set(graph.selections) | set(graph.dispatched)):
+        if root in state:
+            continue
+        path, walks = [root], [iter(targets(root))]
+        state[root] = 1
+        while walks:
+            target = next(walks[-1], None)
+            if target is None:
+                name = path.pop()
+                walks.pop()
+                state[name] = 2
+                depth[name] = 1 + max((depth.get(t, 0) for t in targets(name)), default=0)
+            elif state.get(target) == 1:
+                cycle = path[path.index(target):] + [target]
+                places = ", ".join(f"{n} ({location(n)})" for n in dict.fromkeys(cycle))
+                problems.append(_located(location(target), target, "formulas form a cycle: "
+                                         f"{' → '.join(cycle)}; defined at {places}"))
+            elif target not in state:
+                state[target] = 1
+                path.append(target)
+                walks.append(iter(targets(target)))
+    # named where the chain first grows too deep (the formula a long pack adds), not at the
+    # built-in formulas that read it
+    over = [n for n in depth if depth[n] > MAX_CHAIN]
+    if over:
+        first = min(over, key=lambda n: (depth[n], n))
+        problems.append(_located(location(first), first, (
+            f"formula {first!r} starts a chain of {depth[first]} formulas, each reading "
+            f"the next; at most {MAX_CHAIN} are evaluated")))
     return problems

@@ -188,3 +188,41 @@ def test_rounding_huge_values_is_the_identity():
     assert round_half_away(1e26, 2) == 1e26 and round_half_away(-1e300, 0) == -1e300
     assert list(round_half_away(np.array([1e30, 0.625, 2.5]), 2)) == [1e30, 0.63, 2.5]
     assert round_half_away(2.5) == 3.0 and round_half_away(133.95, 1) == 133.9
+
+
+def _chain_pack(length: int) -> str:
+    """A formula pack whose overhead reads a chain of ``length`` formulas."""
+    lines = ["kind: formulas", "id: chain", "formulas:",
+             "  overhead_gib:", "    expr: step_1 * 1", "    unit: GiB", "    override: true",
+             "    description: the head of a chain"]
+    for i in range(1, length):
+        lines += [f"  step_{i}:", f"    expr: step_{i + 1} + 0", "    unit: GiB",
+                  "    description: a link"]
+    lines += [f"  step_{length}:", "    expr: 0.5", "    unit: GiB", "    description: the end"]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_deep_formula_chain_is_refused_at_load_with_file_and_line(tmp_path, capsys):
+    """A pack can chain thousands of formulas; the walks over the graph never recurse into
+    a RecursionError: the chain is refused with the place it starts."""
+    write_pack(tmp_path, "chain.yaml", _chain_pack(2000))
+    code, out, err = run(capsys, "estimate", "qwen3-8b", "--no-plugins", "--profile", "seed",
+                         "--pack-dir", str(tmp_path))
+    assert code == 1 and out == ""
+    # named at the formula of the pack where the chain passes the bound, with its line
+    assert err.splitlines() == [
+        "fitproof: 1 problem in packs:",
+        f"  {tmp_path}/chain.yaml:{4 + 5 + 4 * (2000 - 151)}: step_1850: formula 'step_1850' "
+        "starts a chain of 151 formulas, each reading the next; at most 150 are evaluated"]
+
+
+def test_a_chain_within_the_bound_is_evaluated_and_explained(tmp_path, capsys):
+    write_pack(tmp_path, "chain.yaml", _chain_pack(120))
+    scenario = ["qwen3-8b", "--no-plugins", "--profile", "seed", "--pack-dir", str(tmp_path)]
+    code, out, _ = run(capsys, "estimate", *scenario, "--json")
+    assert code == 0 and json.loads(out)["quantities"]["overhead_gib"]["value"] == 0.5
+    for argv in (["explain", "overhead_gib"], ["report"], ["explain", "total_gib"]):
+        code, out, _ = run(capsys, *argv, *scenario)
+        assert code == 0 and out
+    code, out, _ = run(capsys, "explain", "total_gib", *scenario, "--format", "json")
+    assert code == 0 and json.loads(out)
