@@ -341,9 +341,7 @@ def _check_names(graph: FormulaGraph) -> list[Problem]:
     return problems
 
 
-# the longest chain of formulas reading formulas the evaluator and derivations walk; a
-# deeper one (a pack can write thousands) is refused at load time, never a RecursionError
-MAX_CHAIN = 150
+MAX_CHAIN = 150  # formulas reading formulas; deeper is refused at load, not a RecursionError
 
 
 def _check_cycles(graph: FormulaGraph) -> list[Problem]:
@@ -390,9 +388,7 @@ def _check_cycles(graph: FormulaGraph) -> list[Problem]:
                 state[target] = 1
                 path.append(target)
                 walks.append(iter(targets(target)))
-    # named where the chain first grows too deep (the formula a long pack adds), not at the
-    # built-in formulas that read it
-    over = [n for n in depth if depth[n] > MAX_CHAIN]
+    over = [n for n in depth if depth[n] > MAX_CHAIN]  # named where it first grows too deep
     if over:
         first = min(over, key=lambda n: (depth[n], n))
         problems.append(_located(location(first), first, (
