@@ -12,8 +12,8 @@ import attrs
 from .checks import check_scenarios, cross_check
 from .errors import PackError, Problem
 from .formats import Formats
-from .loader import (PackSource, cache_entry, cache_file, find_pack_files, load_pack,
-                     read_cache, write_cache)
+from .loader import (CACHE_ENTRIES, PackSource, cache_entry, cache_file, find_pack_files,
+                     load_pack, read_cache, write_cache)
 from .plugins import collect_output_formats, collect_pack_roots, local_pack_roots, plugin_manager
 from .profiles import default_profile, profile_graph
 from .registry import Registry
@@ -132,8 +132,11 @@ def load_sources(sources: Sequence[PackSource], use_cache: bool = True,
         fresh[digest] = entries.get(digest) or cache_entry(document)
         loaded.append(LoadedPack(obj.kind, obj.id, _display_name(obj), source.path,
                                  source.origin, obj))
-    if path is not None and (changed or set(fresh) != set(entries)):
-        write_cache(path, header, fresh)
+    if path is not None and changed:
+        # this run's packs first, then those of earlier runs (other --pack-dir sets), so
+        # that alternating between pack sets does not evict each other; bounded
+        kept = {**fresh, **{d: e for d, e in entries.items() if d not in fresh}}
+        write_cache(path, header, dict(list(kept.items())[:CACHE_ENTRIES]))
     return loaded, problems
 
 

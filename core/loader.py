@@ -120,6 +120,7 @@ def load_pack(source: PackSource,
 
 
 # -- cache ----------------------------------------------------------------------------------
+CACHE_ENTRIES = 5000  # validated packs kept, most recently added pack sets first
 def cache_file() -> Path | None:
     """Where validated packs are cached; ``FITPROOF_CACHE_DIR=off`` disables the cache."""
     configured = os.environ.get(CACHE_ENV)

@@ -83,10 +83,15 @@ class Registry:
                               for fid, (fmt, pack) in self.quant_formats.items()}
         self._entities: dict[tuple[str, str], Entity] = {}
         self._candidates: CandidatePool | None = None
+        # per kind: id → names, and each matching stage's name → ids (built on first use)
+        self._name_tables: dict[str, dict[str, list[str]]] = {}
+        self._name_index: dict[str, tuple[dict[str, set[str]], ...]] = {}
 
     # -- lookups ----------------------------------------------------------------------------
     def _names(self, kind: str) -> dict[str, list[str]]:
-        """id → [id, aliases...] for one kind."""
+        """id → [id, aliases...] for one kind (built once per kind)."""
+        if kind in self._name_tables:
+            return self._name_tables[kind]
         tables: dict[str, Mapping[str, Any]] = {
             "model": self.models, "hardware": self.hardware, "provider": self.providers,
             "engine": self.engines, "scenario": self.scenarios, "workload": self.workloads,
@@ -96,7 +101,21 @@ class Registry:
             # a host is a processor and its system memory: a hardware pack of backend cpu
             "host": {k: v for k, v in self.hardware.items() if v.backend == HOST_BACKEND},
         }
-        return {key: _names_of(key, obj) for key, obj in tables[kind].items()}
+        self._name_tables[kind] = {key: _names_of(key, obj) for key, obj in tables[kind].items()}
+        return self._name_tables[kind]
+
+    def _index(self, kind: str) -> tuple[dict[str, set[str]], ...]:
+        """For each matching stage of :meth:`resolve` (as written, ignoring case, ignoring
+        punctuation): the ids each form of a name belongs to. Built once per kind, so a
+        lookup does not scan every pack."""
+        if kind not in self._name_index:
+            stages: tuple[dict[str, set[str]], ...] = ({}, {}, {})
+            for key, options in self._names(kind).items():
+                for option in options:
+                    for stage, form in zip(stages, (option, option.casefold(), name_key(option))):
+                        stage.setdefault(form, set()).add(key)
+            self._name_index[kind] = stages
+        return self._name_index[kind]
 
     def named(self, name: str, kind: str | None = None) -> list[tuple[str, str]]:
         """``(kind, id)`` of the packs whose id or alias is ``name``, matched as
@@ -122,9 +141,9 @@ class Registry:
         """
         names = self._names(kind)
         wanted = name.strip()
-        for match in (lambda n: n == wanted, lambda n: n.casefold() == wanted.casefold(),
-                      lambda n: name_key(n) == name_key(wanted)):
-            hits = sorted({key for key, options in names.items() if any(map(match, options))})
+        for stage, form in zip(self._index(kind),
+                               (wanted, wanted.casefold(), name_key(wanted))):
+            hits = sorted(stage.get(form, ()))
             if len(hits) == 1:
                 return hits[0]
             if len(hits) > 1:

@@ -43,3 +43,27 @@ def test_third_party_imports_are_declared_dependencies():
     third_party = {m for m in imported if m not in sys.stdlib_module_names and m != "fitproof"}
     distribution = {"yaml": "pyyaml"}
     assert {distribution.get(m, m) for m in third_party} <= declared, third_party
+
+
+def test_the_pack_cache_keeps_several_pack_sets(tmp_path, monkeypatch):
+    """Alternating between two --pack-dir sets does not evict either from the cache: the
+    third load of the first set validates nothing again."""
+    import fitproof
+    import fitproof.validation
+
+    monkeypatch.setenv("FITPROOF_CACHE_DIR", str(tmp_path / "cache"))
+    template = (REPO / "examples" / "hardware-template.yaml").read_text(encoding="utf-8")
+    for name in ("one", "two"):
+        folder = tmp_path / name
+        folder.mkdir()
+        text = template.replace("id: acme-x1-48gb", f"id: acme-{name}")
+        (folder / f"acme-{name}.yaml").write_text(text, encoding="utf-8")
+    fitproof.load_registry([tmp_path / "one"], plugins=False)
+    fitproof.load_registry([tmp_path / "two"], plugins=False)
+
+    def no_validation(document):
+        raise AssertionError(f"{document.path} validated again")
+
+    monkeypatch.setattr(fitproof.validation, "validate_document", no_validation)
+    registry = fitproof.load_registry([tmp_path / "one"], plugins=False)
+    assert "acme-one" in registry.hardware
