@@ -10,7 +10,7 @@ from typing import Any
 import attrs
 
 from .checks import check_scenarios, cross_check
-from .errors import PackError, Problem
+from .errors import InputError, PackError, Problem
 from .formats import Formats
 from .loader import (CACHE_ENTRIES, PackSource, cache_entry, cache_file, find_pack_files,
                      load_pack, read_cache, write_cache)
@@ -56,6 +56,10 @@ def load_registry(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: 
     directly. ``profile`` picks the formula profile (default: the profile pack marked
     ``default: true``).
     """
+    pack_dirs = list(pack_dirs)
+    if any(not os.fspath(folder).strip() for folder in pack_dirs):
+        # Path("") is the current folder, which nobody means by an empty name
+        raise InputError("a pack folder needs a name; got an empty one")
     formats: list[Formats] = []
     sources, problems, warnings = pack_sources(pack_dirs, plugins=plugins,
                                                extra_plugins=extra_plugins, environ=environ,

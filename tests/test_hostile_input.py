@@ -154,6 +154,11 @@ def test_look_alike_characters_in_a_pack_formula(tmp_path, capsys):
                                     "one of full, inference, lora, qlora"),
     (["--engine", "tensorrt"], "fitproof: error: unknown engine 'tensorrt'; choose one of "
                                "llama.cpp, vllm"),
+    # an empty folder name would load the current folder, recursively
+    (["--pack-dir", ""], "fitproof estimate: error: argument --pack-dir: expected a folder, "
+                         "got an empty name (see fitproof estimate --help)"),
+    (["--pack-dir", "  "], "fitproof estimate: error: argument --pack-dir: expected a folder, "
+                           "got an empty name (see fitproof estimate --help)"),
 ])
 def test_out_of_range_and_unknown_inputs_exit_2_with_one_line(capsys, argv, message):
     code, out, err = run(capsys, "estimate", "--no-plugins", *argv)
@@ -226,3 +231,18 @@ def test_a_chain_within_the_bound_is_evaluated_and_explained(tmp_path, capsys):
         assert code == 0 and out
     code, out, _ = run(capsys, "explain", "total_gib", *scenario, "--format", "json")
     assert code == 0 and json.loads(out)
+
+
+def test_explain_refuses_a_negative_depth(capsys):
+    code, out, err = run(capsys, "explain", "total_gib", "--depth", "-1", "--no-plugins")
+    assert (code, out, err.splitlines()) == (2, "", [
+        "fitproof explain: error: argument --depth: expected 0 or more levels, got -1 "
+        "(see fitproof explain --help)"])
+
+
+def test_the_api_refuses_an_empty_pack_folder_name():
+    import fitproof
+    from fitproof.errors import InputError
+
+    with pytest.raises(InputError, match="a pack folder needs a name; got an empty one"):
+        fitproof.load_registry([""], plugins=False)

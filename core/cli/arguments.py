@@ -107,6 +107,20 @@ def _scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool =
                              "GPU's price)")
 
 
+def _folder(text: str) -> str:
+    """A folder name; an empty one would silently mean the current folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a folder, got an empty name")
+    return text
+
+
+def _levels(text: str) -> int:
+    levels = whole(text)
+    if levels < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more levels, got {levels}")
+    return levels
+
+
 def _listed(kind: Callable[[str], Any]) -> Callable[[str], list[Any]]:
     """A comma-separated list of ``kind`` values (``all`` alone: every one, as None)."""
     def parse(text: str) -> list[Any]:
@@ -129,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     # suppressed here and set once on the top parser, so that a command's parser does not
     # reset an option given before the command.
     common = Parser(add_help=False, argument_default=argparse.SUPPRESS)
-    common.add_argument("--pack-dir", action="append", metavar="DIR",
+    common.add_argument("--pack-dir", action="append", metavar="DIR", type=_folder,
                         help="also load packs from DIR (repeatable; FITPROOF_PACK_PATH works too)")
     common.add_argument("--no-plugins", action="store_true",
                         help="ignore installed plugin packages (built-in packs still load)")
@@ -158,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "pack value such as model.params_total")
     _scenario_options(explain)
     _format_option(explain, "text, json, latex, markdown", json_flag=False)
-    explain.add_argument("--depth", type=whole, metavar="N",
+    explain.add_argument("--depth", type=_levels, metavar="N",
                          help="show N levels of inputs (default: all, down to pack values)")
 
     report = commands.add_parser("report", parents=[common],
