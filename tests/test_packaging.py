@@ -67,3 +67,11 @@ def test_the_pack_cache_keeps_several_pack_sets(tmp_path, monkeypatch):
     monkeypatch.setattr(fitproof.validation, "validate_document", no_validation)
     registry = fitproof.load_registry([tmp_path / "one"], plugins=False)
     assert "acme-one" in registry.hardware
+
+
+def test_the_package_says_it_is_typed():
+    """PEP 561: the installed package carries py.typed, so a downstream tool's type checker
+    reads fitproof's annotations (CI installs the package, not the source tree)."""
+    from importlib.resources import files
+
+    assert files("fitproof").joinpath("py.typed").is_file()
