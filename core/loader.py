@@ -41,14 +41,23 @@ class PackSource:
         return hashlib.blake2b(self.raw, digest_size=20).hexdigest()
 
 
-def _walk(folder: Path | Traversable, prefix: str) -> Iterator[tuple[str, Path | Traversable]]:
+def _walk(folder: Path | Traversable, prefix: str, seen: set[Path] | None = None
+          ) -> Iterator[tuple[str, Path | Traversable]]:
+    """Pack files under ``folder``; a folder reached twice (a link back to a parent, or two
+    links to one folder) is walked once, so the walk always ends."""
+    seen = set() if seen is None else seen
+    if isinstance(folder, Path):
+        real = folder.resolve()
+        if real in seen:
+            return
+        seen.add(real)
     entries = sorted(folder.iterdir(), key=lambda e: e.name)
     for entry in entries:
         name = entry.name
         if name.startswith((".", "_")):
             continue
         if entry.is_dir():
-            yield from _walk(entry, f"{prefix}/{name}")
+            yield from _walk(entry, f"{prefix}/{name}", seen)
         elif name.endswith(PACK_SUFFIXES):
             yield f"{prefix}/{name}", entry
 
@@ -65,10 +74,16 @@ def find_pack_files(roots: Iterable[PackRoot]) -> tuple[list[PackSource], list[P
             elif folder.is_dir():
                 entries = list(_walk(folder, root.label.rstrip("/\\")))
             else:
-                problems.append(Problem(f"pack folder does not exist (from {root.origin})",
-                                        root.label))
+                what = ("is not a pack file or folder (a device, pipe or socket)"
+                        if isinstance(folder, Path) and folder.exists()
+                        else "pack folder does not exist")
+                problems.append(Problem(f"{what} (from {root.origin})", root.label))
                 continue
             for display, entry in entries:
+                if isinstance(entry, Path) and not entry.is_file():  # never open a pipe
+                    problems.append(Problem("is not a regular file (a device, pipe or "
+                                            "socket); packs are read from files", display))
+                    continue
                 size = entry.stat().st_size if isinstance(entry, Path) else None
                 if size is not None and size > MAX_PACK_BYTES:  # never read a huge file
                     problems.append(Problem(f"file is {size:,} bytes; a pack may be at most "

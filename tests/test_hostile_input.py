@@ -246,3 +246,40 @@ def test_the_api_refuses_an_empty_pack_folder_name():
 
     with pytest.raises(InputError, match="a pack folder needs a name; got an empty one"):
         fitproof.load_registry([""], plugins=False)
+
+
+def test_special_files_and_link_loops_in_a_pack_folder(tmp_path, capsys):
+    """A FIFO or a link to /dev/zero named like a pack is refused without being opened (it
+    would block or never end), and links back to a folder are walked once: the command
+    ends with one line per special file."""
+    import os
+
+    folder = tmp_path / "packs"
+    (folder / "sub").mkdir(parents=True)
+    os.mkfifo(folder / "pipe.yaml")
+    (folder / "zero.yaml").symlink_to("/dev/zero")
+    (folder / "sub" / "up").symlink_to("..")
+    (folder / "self").symlink_to(".")
+    started = time.perf_counter()
+    code, out, err = run(capsys, "estimate", "--no-plugins", "--pack-dir", str(folder))
+    assert time.perf_counter() - started < 30
+    assert code == 1 and out == ""
+    assert err.splitlines() == [
+        "fitproof: 2 problems in packs:",
+        f"  {folder}/pipe.yaml: is not a regular file (a device, pipe or socket); packs are "
+        "read from files",
+        f"  {folder}/zero.yaml: is not a regular file (a device, pipe or socket); packs are "
+        "read from files"]
+
+
+@pytest.mark.parametrize("root", ["/dev/null", "fifo"])
+def test_a_special_file_given_as_the_pack_folder(tmp_path, capsys, root):
+    import os
+
+    if root == "fifo":
+        root = str(tmp_path / "fifo")
+        os.mkfifo(root)
+    code, out, err = run(capsys, "estimate", "--no-plugins", "--pack-dir", root)
+    assert code == 1 and err.splitlines() == [
+        "fitproof: 1 problem in packs:",
+        f"  {root}: is not a pack file or folder (a device, pipe or socket) (from --pack-dir)"]
