@@ -46,6 +46,7 @@ import math
 import re
 import statistics
 import sys
+import warnings
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -613,7 +614,10 @@ def main(argv=None) -> int:
                 if mask.any():
                     print(f"{metric:11s}  {label:10s}  {summary(ratios[:, mask])}")
             if args.rows:
-                for item, ratio in zip(rows.items, np.nanmedian(ratios, axis=0)):
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)  # rows never scored: NaN
+                    medians = np.nanmedian(ratios, axis=0)
+                for item, ratio in zip(rows.items, medians):
                     print(f"      {ratio:6.2f}  {item['model']} {item['quant']} on {item['hardware']}  {item['location']}")
         fit = fits[engine] = Fit(rows_by_metric.get("prefill_tps"), rows_by_metric.get("decode_tps"))
         print(f"\nFitted on every row (the shipped constants; fitproof validate shows the same)")

@@ -127,9 +127,7 @@ def launch_command(registry: "Registry", scenario: "Scenario", engine: EngineSpe
     for part in template.options:
         if part.when:
             formula = parse_formula(part.when)
-            env = {ref: np.broadcast_to(np.asarray(evaluation.get(ref), dtype=float),
-                                        (len(evaluation.rows),))[row:row + 1]
-                   for ref in formula.refs}
+            env = {ref: np.array([evaluation.scalar(ref, row)]) for ref in formula.refs}
             if float(compile_tree(formula.tree)(env).reshape(-1)[0]) != 1.0:
                 continue
         text = _fill(part.text, values, evaluation, row)

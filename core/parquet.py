@@ -3,9 +3,7 @@ optional dependency: ``pip install 'fitproof[parquet]'``)."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
-from typing import Any
 
 from .errors import InputError
 from .views import SweepView
@@ -20,10 +18,7 @@ def write_parquet(view: SweepView, path: str) -> None:
     except ImportError:
         raise InputError("--format parquet needs pyarrow: pip install 'fitproof[parquet]'") from None
 
-    def plain(value: Any) -> Any:
-        return None if isinstance(value, float) and not math.isfinite(value) else value
-
-    table = pa.table({name: [plain(v) for v in view.data[name]] for name in view.columns})
+    table = pa.table({name: view.plain(name) for name in view.columns})
     metadata = {f"unit:{n}": u for n, u in view.units.items() if u}
     try:
         pq.write_table(table.replace_schema_metadata(metadata), Path(path))

@@ -102,9 +102,10 @@ def _launch(registry: Registry, scenario: Scenario, estimate: Estimate, plan: Pl
 
     def commands() -> tuple[tuple[str, str], ...]:
         found = []
+        position = {e.id: i for i, e in enumerate(others)}
         for engine in engines:
-            if engine in others and rows is not None:
-                i = others.index(engine)
+            if engine.id in position and rows is not None:
+                i = position[engine.id]
                 command = launch_command(registry, variants[i], engine,
                                          plan.batch.evaluation, rows.start + i)
             else:

@@ -13,8 +13,8 @@ from .registry import Registry
 from .specs import Location
 from .views import SELECTORS, Scenario
 
-__all__ = ["SELECTORS", "Scenario", "check_input", "figure_value", "resolve_scenario",
-           "scenario_row"]
+__all__ = ["SELECTORS", "Scenario", "check_input", "figure_value", "input_default",
+           "resolve_scenario", "scenario_row"]
 
 def resolve_scenario(registry: Registry, *, model: str | None = None,
                      hardware: str | None = None, quant: str | None = None,
@@ -75,12 +75,8 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
         if name in given:
             value = given[name]
             origins[name] = Location((input_origins or {}).get(name, "given"), None)
-        elif name in preset.inputs:
-            value = preset.inputs[name]
-            origins[name] = preset.pack.locate("inputs", name)
         else:
-            value = definition.default
-            origins[name] = node.at
+            value, origins[name] = input_default(registry, name, base)
         values[name] = math.nan if value is None else _check_input(name, value, definition,
                                                                     registry)
     _check_tensor_split(registry, resolved, values)
@@ -140,6 +136,17 @@ class _InputRange(Protocol):
     def maximum(self) -> float | None: ...
     @property
     def choices(self) -> Mapping[str, float]: ...
+
+
+def input_default(registry: Registry, name: str, base: str = "default"
+                  ) -> tuple[float | None, Location]:
+    """Input ``name`` when not given: scenario ``base``'s value, else the input's own
+    default; and where that value is written."""
+    preset = registry.scenarios[base]
+    if name in preset.inputs:
+        return preset.inputs[name], preset.pack.locate("inputs", name)
+    node = registry.graph.inputs[name]
+    return node.definition.default, node.at
 
 
 def check_input(registry: Registry, name: str, value: Any) -> float:

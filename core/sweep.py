@@ -17,7 +17,7 @@ import attrs
 from .errors import FitproofError, InputError
 from .estimate import Batch
 from .registry import Registry
-from .scenario import check_input, resolve_scenario
+from .scenario import check_input, input_default, resolve_scenario
 from .views import Scenario, SweepView
 
 CHUNK = 20_000  # scenarios per batch: bounds memory, and the progress bar's step
@@ -109,7 +109,8 @@ def sweep(registry: Registry, axes: SweepAxes, progress: Progress | None = None)
                                     quant=quant, inputs=inputs)
         except InputError as exc:
             flush()  # rows stay in the order of the axes
-            given = {n: _number(_given_or_default(registry, n, v)) for n, v in inputs.items()}
+            given = {n: _number(input_default(registry, n)[0] if v is None else v)
+                     for n, v in inputs.items()}
             for hardware in axes.hardware:
                 for name, value in (("model", model), ("hardware", hardware),
                                     ("quant", quant), ("verdict", None), ("error", str(exc)),
@@ -132,12 +133,3 @@ def _number(value: float | None) -> float | int | None:
     if value is None or math.isnan(value):
         return None
     return int(value) if float(value).is_integer() else value
-
-
-def _given_or_default(registry: Registry, name: str, value: float | None) -> float | None:
-    """An input of a combination that could not be resolved: as given, else the default
-    scenario's, else the input's own default."""
-    if value is not None:
-        return value
-    preset = registry.scenarios["default"].inputs
-    return preset[name] if name in preset else registry.graph.inputs[name].definition.default

@@ -250,3 +250,8 @@ class SweepView:
     @property
     def rows(self) -> int:
         return len(self.data[self.columns[0]]) if self.columns else 0
+
+    def plain(self, name: str) -> list[Any]:
+        """Column ``name`` with an unknown number (NaN) as None, for formats without NaN."""
+        return [None if isinstance(v, float) and not math.isfinite(v) else v
+                for v in self.data[name]]

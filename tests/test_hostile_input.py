@@ -155,10 +155,8 @@ def test_look_alike_characters_in_a_pack_formula(tmp_path, capsys):
     (["--engine", "tensorrt"], "fitproof: error: unknown engine 'tensorrt'; choose one of "
                                "llama.cpp, vllm"),
     # an empty folder name would load the current folder, recursively
-    (["--pack-dir", ""], "fitproof estimate: error: argument --pack-dir: expected a folder, "
-                         "got an empty name (see fitproof estimate --help)"),
-    (["--pack-dir", "  "], "fitproof estimate: error: argument --pack-dir: expected a folder, "
-                           "got an empty name (see fitproof estimate --help)"),
+    (["--pack-dir", ""], "fitproof: error: a pack folder needs a name; got an empty one"),
+    (["--pack-dir", "  "], "fitproof: error: a pack folder needs a name; got an empty one"),
 ])
 def test_out_of_range_and_unknown_inputs_exit_2_with_one_line(capsys, argv, message):
     code, out, err = run(capsys, "estimate", "--no-plugins", *argv)

@@ -157,9 +157,9 @@ def _progress_bar(shown: bool) -> Iterator[Callable[[int, int], None] | None]:
         yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
-def _all(values: list[str | None]) -> list[str] | None:
-    """None (every one) for an empty list or ``all``."""
-    return None if not values or None in values else [v for v in values if v is not None]
+def _all(values: list[str]) -> list[str] | None:
+    """None (every one) for no list or ``all``."""
+    return None if not values or "all" in values else values
 
 
 def _import(args: argparse.Namespace) -> int:

@@ -107,13 +107,6 @@ def _scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool =
                              "GPU's price)")
 
 
-def _folder(text: str) -> str:
-    """A folder name; an empty one would silently mean the current folder."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("expected a folder, got an empty name")
-    return text
-
-
 def _levels(text: str) -> int:
     levels = whole(text)
     if levels < 0:
@@ -122,12 +115,12 @@ def _levels(text: str) -> int:
 
 
 def _listed(kind: Callable[[str], Any]) -> Callable[[str], list[Any]]:
-    """A comma-separated list of ``kind`` values (``all`` alone: every one, as None)."""
+    """A comma-separated list of ``kind`` values."""
     def parse(text: str) -> list[Any]:
         items = [item.strip() for item in text.split(",") if item.strip()]
         if not items:
             raise argparse.ArgumentTypeError(f"expected a comma-separated list, got {text!r}")
-        return [None] if items == ["all"] and kind is str else [kind(item) for item in items]
+        return [kind(item) for item in items]
     return parse
 
 
@@ -143,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     # suppressed here and set once on the top parser, so that a command's parser does not
     # reset an option given before the command.
     common = Parser(add_help=False, argument_default=argparse.SUPPRESS)
-    common.add_argument("--pack-dir", action="append", metavar="DIR", type=_folder,
+    common.add_argument("--pack-dir", action="append", metavar="DIR",
                         help="also load packs from DIR (repeatable; FITPROOF_PACK_PATH works too)")
     common.add_argument("--no-plugins", action="store_true",
                         help="ignore installed plugin packages (built-in packs still load)")

@@ -18,11 +18,6 @@ def _rows(view: SweepView) -> Any:
     return zip(*columns)
 
 
-def _plain(value: Any) -> Any:
-    """JSON has no NaN: an unknown number is null."""
-    return None if isinstance(value, float) and not math.isfinite(value) else value
-
-
 def _csv_cell(value: Any) -> str:
     """One CSV field: a number as Python writes it (shortest exact form), an unknown value
     empty, text quoted when it holds a comma, a quote or a line break (RFC 4180)."""
@@ -47,8 +42,9 @@ def sweep_csv(view: SweepView) -> str:
 
 def sweep_jsonl(view: SweepView) -> str:
     """One JSON object per scenario, keyed by column name."""
-    return "".join(json.dumps(dict(zip(view.columns, map(_plain, row))), ensure_ascii=False)
-                   + "\n" for row in _rows(view))
+    rows = zip(*(view.plain(name) for name in view.columns))  # JSON has no NaN: null
+    return "".join(json.dumps(dict(zip(view.columns, row)), ensure_ascii=False) + "\n"
+                   for row in rows)
 
 
 def sweep_text(view: SweepView) -> str:
