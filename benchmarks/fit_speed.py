@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT))
 
 import fitproof  # noqa: E402
 from fitproof.accuracy import measurement_scenarios  # noqa: E402
-from fitproof.estimate import Batch  # noqa: E402
+from fitproof.estimation import Batch  # noqa: E402
 
 MIN_BACKEND_ROWS = 5
 DONOR = "llama.cpp"  # stands in for engines without measurements

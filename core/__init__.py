@@ -9,26 +9,54 @@ pack line it came from::
     result = fitproof.estimate("qwen3.5-35b-a3b", "arc-pro-b60", registry=registry)
     result.value("total_gib")              # 21.28
     print(result.derivation("total_gib"))  # formula, values, sources
+
+``import fitproof`` is cheap: each name below loads its module on first use.
 """
 
 from __future__ import annotations
 
-from . import api
-from .api import estimate, estimate_many, render
-from .derivation import Derivation
-from .errors import EvaluationError, FitproofError, InputError, PackError, Problem, UnknownIdError
-from .estimate import Batch, Estimate
-from .hookspecs import hookimpl
-from .linking import load_registry
-from .registry import Registry
-from .scenario import resolve_scenario
-from .specs import HardwareSpec, ModelSpec, Provider
-from .version import __version__
-from .views import EstimateView, Quantity, Scenario, Verdict
+from typing import TYPE_CHECKING, Any
 
-__all__ = [
-    "Batch", "Derivation", "Estimate", "EstimateView", "EvaluationError", "FitproofError",
-    "HardwareSpec", "InputError", "ModelSpec", "PackError", "Problem", "Provider", "Quantity",
-    "Registry", "Scenario", "UnknownIdError", "Verdict", "__version__", "api", "estimate",
-    "estimate_many", "hookimpl", "load_registry", "render", "resolve_scenario",
-]
+from .version import __version__
+
+if TYPE_CHECKING:
+    from . import api
+    from .api import estimate, estimate_many, load_registry, render
+    from .derivation import Derivation
+    from .errors import (EvaluationError, FitproofError, InputError, PackError, Problem,
+                         UnknownIdError)
+    from .estimation import Batch, Estimate
+    from .hookspecs import hookimpl
+    from .registry import Registry
+    from .scenario import resolve_scenario
+    from .specs import HardwareSpec, ModelSpec, Provider
+    from .views import EstimateView, Quantity, Scenario, Verdict
+
+# name → the module (under fitproof) it comes from
+_EXPORTS = {
+    "api": "", "estimate": "api", "estimate_many": "api", "load_registry": "api",
+    "render": "api", "Derivation": "derivation", "EvaluationError": "errors",
+    "FitproofError": "errors", "InputError": "errors", "PackError": "errors",
+    "Problem": "errors", "UnknownIdError": "errors", "Batch": "estimation",
+    "Estimate": "estimation", "hookimpl": "hookspecs", "Registry": "registry",
+    "resolve_scenario": "scenario", "HardwareSpec": "specs", "ModelSpec": "specs",
+    "Provider": "specs", "EstimateView": "views", "Quantity": "views", "Scenario": "views",
+    "Verdict": "views",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    module = import_module(f".{_EXPORTS[name]}" if _EXPORTS[name] else ".api", __name__)
+    value = module if name == "api" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -56,7 +56,7 @@ def score(registry: Registry, group_by: Sequence[str] = ()) -> Accuracy:
     unknown_keys = [key for key in group_by if key not in GROUPS]
     if unknown_keys:
         raise InputError(f"cannot group by {unknown_keys[0]!r}; choose from {', '.join(GROUPS)}")
-    from .estimate import Batch
+    from .estimation import Batch
 
     entries, scenarios = measurement_scenarios(registry)
     batch = Batch(registry, scenarios)

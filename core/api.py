@@ -12,28 +12,57 @@ import difflib
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .amounts import parse_parameters, parse_tokens
 from .errors import InputError, UnknownIdError
-from .estimate import Batch, Estimate
-from .formats import Formats, RenderOptions
-from .linking import load_registry
-from .registry import Registry
-from .scenario import Scenario, resolve_scenario
 from .version import __version__
-from .views import (Accuracy, DerivationView, EstimateView, LoadedPack, ModelsView, PacksView,
-                    PackView, SweepView, ValidationReport)
 
-if TYPE_CHECKING:  # the report and accuracy modules load when their command runs
+# the modules behind each command load when it runs: `import fitproof` and a single
+# estimate from a snapshot import none of numpy, sympy, jsonschema, yaml, cattrs or pluggy
+if TYPE_CHECKING:
+    from .estimation import Batch, Estimate
+    from .formats import Formats, RenderOptions
+    from .registry import Registry
     from .report_view import ReportView
+    from .scenario import Scenario
+    from .views import (Accuracy, DerivationView, EstimateView, LoadedPack, ModelsView,
+                        PacksView, PackView, SweepView, ValidationReport)
+
+_LAZY = {"Formats": "formats", "RenderOptions": "formats", "Registry": "registry",
+         "Scenario": "scenario"}
+
+
+def __getattr__(name: str) -> Any:
+    """``api.Registry``, ``api.Scenario``… imported on first use."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{_LAZY[name]}", __package__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
-    "Formats", "Registry", "Scenario", "__version__", "RenderOptions", "accuracy", "estimate", "estimate_many", "estimate_view",
+    "Formats", "Registry", "Scenario", "__version__", "RenderOptions", "accuracy", "estimate",
+    "estimate_from_snapshot", "estimate_many", "estimate_view", "render_estimate", "store_snapshot",
     "explain", "import_gguf", "import_hf", "load", "load_registry", "models", "output_formats",
     "pack", "packs", "parse_parameters", "parse_tokens",
     "render", "report", "scenario", "sweep", "validate_packs", "write_parquet",
 ]
+
+def load_registry(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: bool = True,
+                  extra_plugins: Iterable[object] = (), use_cache: bool = True,
+                  environ: dict[str, str] | None = None, strict: bool = False,
+                  profile: str | None = None) -> Registry:
+    """Every pack, linked: built-in, installed plugins', ``FITPROOF_PACK_PATH``'s and
+    ``pack_dirs``' (see :func:`fitproof.linking.load_registry`)."""
+    from .linking import load_registry as load_all
+
+    return load_all(pack_dirs, plugins=plugins, extra_plugins=extra_plugins,
+                    use_cache=use_cache, environ=environ, strict=strict, profile=profile)
+
 
 load = load_registry
 
@@ -44,6 +73,8 @@ def scenario(registry: Registry, *, model: str | None = None, hardware: str | No
              inputs: Mapping[str, float | None] | None = None,
              input_origins: Mapping[str, str] | None = None) -> Scenario:
     """Resolve names and inputs to a :class:`Scenario` (defaults from the default scenario)."""
+    from .scenario import resolve_scenario
+
     return resolve_scenario(registry, model=model, hardware=hardware, quant=quant, kv=kv,
                             engine=engine, workload=workload, inputs=inputs,
                             input_origins=input_origins, backend=backend, host=host)
@@ -67,6 +98,8 @@ def estimate(model: str | None = None, hardware: str | None = None, *,
     Raises :class:`InputError` for unknown names or out-of-range inputs and
     :class:`PackError` for invalid packs.
     """
+    from .estimation import Estimate
+
     registry = (registry or load_registry(pack_dirs)).with_profile(profile)
     return Estimate(registry, scenario(registry, model=model, hardware=hardware, quant=quant,
                                        kv=kv, engine=engine, workload=workload, inputs=inputs,
@@ -75,17 +108,55 @@ def estimate(model: str | None = None, hardware: str | None = None, *,
 
 def estimate_many(scenarios: Iterable[Scenario], *, registry: Registry) -> Batch:
     """Evaluate many resolved scenarios in one vectorised pass (see :class:`Batch`)."""
+    from .estimation import Batch
+
     return Batch(registry, list(scenarios))
 
 
 def estimate_view(registry: Registry, resolved: Scenario) -> EstimateView:
     """``fitproof estimate``: one scenario, evaluated, as its renderers read it."""
+    from .estimation import Estimate
+
     return Estimate(registry, resolved).view()
+
+
+def estimate_from_snapshot(choices: Mapping[str, str | None], inputs: Mapping[str, Any], *,
+                           pack_dirs: Iterable[str | os.PathLike[str]] = (),
+                           plugins: bool = True, profile: str | None = None
+                           ) -> tuple[EstimateView, list[str]] | None:
+    """``fitproof estimate`` from the compiled snapshot of these packs, if one is stored,
+    with the warnings their full load gave; ``None`` when the full path must answer.
+    ``choices`` are the selectors as typed (``model``, ``hardware``…, ``None`` for the
+    default), ``inputs`` the numeric inputs."""
+    from .snapshot import snapshot_estimate
+
+    return snapshot_estimate(pack_dirs, profile, choices, inputs, plugins=plugins)
+
+
+def store_snapshot(registry: Registry, *, pack_dirs: Iterable[str | os.PathLike[str]] = (),
+                   plugins: bool = True, profile: str | None = None) -> bool:
+    """Store the compiled snapshot of ``registry`` (loaded from ``pack_dirs`` with
+    ``profile``) for :func:`estimate_from_snapshot`; whether one is stored."""
+    from .snapshot import store_snapshot as store
+
+    return store(registry, pack_dirs, profile, plugins=plugins)
+
+
+def render_estimate(view: EstimateView, format: str) -> str | None:
+    """``view`` in a built-in estimate format (``text``, ``json``) without loading the
+    format table; ``None`` for any other format."""
+    from .renderers.estimate_text import render_estimate as text, render_estimate_json
+
+    renderers = {"text": text, "json": render_estimate_json}
+    return renderers[format](view) if format in renderers else None
 
 
 def explain(registry: Registry, resolved: Scenario, quantity: str,
             depth: int | None = None) -> DerivationView:
     """``fitproof explain``: how ``quantity`` was computed for the scenario."""
+    from .estimation import Estimate
+    from .views import DerivationView
+
     return DerivationView(Estimate(registry, resolved).derivation(quantity), depth)
 
 
@@ -111,6 +182,8 @@ def models(registry: Registry, *, hardware: str | None = None, search: str | Non
     """``fitproof models``: the models matching a search, evaluated on ``hardware`` if given."""
     from .queries import models_on, search_models
 
+    from .views import ModelsView
+
     found = search_models(registry, search, family=family, min_params=min_params,
                           max_params=max_params)
     if hardware is None:
@@ -125,6 +198,8 @@ def models(registry: Registry, *, hardware: str | None = None, search: str | Non
 
 def packs(registry: Registry, kind: str | None = None) -> PacksView:
     """``fitproof packs list``: the loaded packs, of ``kind`` when given."""
+    from .views import PacksView
+
     found = [p for p in registry.packs if not kind or p.kind == kind]
     if kind and not found:
         kinds = sorted({p.kind for p in registry.packs})
@@ -134,6 +209,8 @@ def packs(registry: Registry, kind: str | None = None) -> PacksView:
 
 def pack(registry: Registry, name: str, kind: str | None = None) -> PackView:
     """``fitproof packs show``: the pack called ``name`` (id or alias), of ``kind`` if given."""
+    from .views import PackView
+
     matches = [p for p in registry.packs if p.id == name and (not kind or p.kind == kind)]
     if not matches:
         matches = _by_alias(registry, name, kind)
@@ -199,6 +276,8 @@ def render(view_kind: str, view: object, format: str = "text", *,
            depth: int | None = None) -> str:
     """``view`` (of kind ``view_kind``, see :data:`fitproof.formats.VIEW_KINDS`) as text, in
     a format of ``registry``'s plugins (without a registry: see :func:`output_formats`)."""
+    from .formats import RenderOptions
+
     formats = output_formats(registry, plugins=plugins)
     return formats.render(view_kind, format, view, RenderOptions(language, depth))
 

@@ -3,15 +3,14 @@ uses."""
 
 from __future__ import annotations
 
-from importlib.resources import files
-
 from .hookspecs import FormatRegistrar, PackRegistrar, hookimpl
+from .pack_files import package_folder
 
 
 @hookimpl
 def register_packs(register: PackRegistrar) -> None:
     """Register fitproof's own ``packs/`` folder."""
-    register(files("fitproof.packs"))
+    register(package_folder("fitproof.packs"))
 
 
 @hookimpl

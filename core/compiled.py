@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from .formula_parser import Binary, BoolOp, Call, Compare, Cond, Node, Num, Ref, Unary
 from .rounding import round_half_away
+from .scalar import power
 
 FloatArray = NDArray[np.float64]
 # a formula's value: an array, or a numpy scalar when nothing in it varies by row
@@ -24,6 +25,7 @@ Env = Mapping[str, FloatArray]
 Compiled = Callable[[Env], Value]
 
 _NAN = float("nan")
+_POWER = np.frompyfunc(power, 2, 1)
 
 
 def _truth(values: Value) -> FloatArray:
@@ -73,8 +75,10 @@ def _binary(op: str, a: Value, b: Value) -> FloatArray:
             return np.floor_divide(a, b)
         if op == "%":
             return np.mod(a, b)
-        power: FloatArray = np.power(np.asarray(a, dtype=float), b)
-        return power
+        # the C library's pow, element by element, as the scalar path computes it: numpy's
+        # own power differs from it in the last bit for some operands
+        raised: FloatArray = np.asarray(_POWER(np.asarray(a, dtype=float), b), dtype=float)
+        return raised
 
 
 def _log(args: list[Value]) -> FloatArray:
@@ -104,7 +108,8 @@ def _apply(func: str, args: list[Value]) -> Value:
         if func == "ceiling":
             return np.ceil(args[0])
         if func == "round":
-            return round_half_away(args[0], int(args[1]) if len(args) > 1 else 0)
+            rounded: Value = round_half_away(args[0], int(args[1]) if len(args) > 1 else 0)
+            return rounded
         if func == "sqrt":
             return np.sqrt(args[0])
         if func == "abs":

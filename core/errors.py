@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import attrs
+from dataclasses import dataclass
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Problem:
     """One thing wrong with a pack or an input, located as precisely as we can.
 

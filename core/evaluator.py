@@ -108,7 +108,7 @@ class _SelectionSource(Protocol):
     def gpus(self) -> tuple[int, ...]: ...
 
 
-def _collection(definition: _SelectionSource) -> str:
+def collection_key(definition: _SelectionSource) -> str:
     """Key of the candidate list a selection draws from (hardware sets carry their sizes)."""
     if definition.gpus:
         return f"{definition.candidates}x" + ",".join(str(n) for n in definition.gpus)
@@ -211,7 +211,7 @@ class Evaluation:
             return self.selections[name]
         node = self.graph.selections[name]
         definition = node.definition
-        candidates = tuple(self.candidates.get(_collection(definition), ()))
+        candidates = tuple(self.candidates.get(collection_key(definition), ()))
         rows = len(self.rows)
         exposed = CANDIDATE_NAMESPACES[definition.candidates]
         groups: dict[str, NDArray[np.intp]] = {}
@@ -245,7 +245,7 @@ class Evaluation:
         """The graph evaluated for every row × every candidate of ``selection``."""
         if selection not in self._children:
             definition = self.graph.selections[selection].definition
-            candidates = tuple(self.candidates.get(_collection(definition), ()))
+            candidates = tuple(self.candidates.get(collection_key(definition), ()))
             self._children[selection] = _CandidateEvaluation(
                 self, candidates, CANDIDATE_NAMESPACES[definition.candidates])
         return self._children[selection]

@@ -7,14 +7,15 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import attrs
+import dataclasses
 
 from .checks import check_scenarios, cross_check
 from .errors import InputError, PackError, Problem
 from .formats import Formats
-from .loader import (CACHE_ENTRIES, PackSource, cache_entry, cache_file, find_pack_files,
-                     load_pack, read_cache, write_cache)
-from .plugins import collect_output_formats, collect_pack_roots, local_pack_roots, plugin_manager
+from .loader import (CACHE_ENTRIES, cache_entry, cache_file, cached_document, load_pack,
+                     read_cache, write_cache)
+from .pack_files import PackSource, find_pack_files, local_pack_roots
+from .plugins import collect_output_formats, collect_pack_roots, plugin_manager
 from .profiles import default_profile, profile_graph
 from .registry import Registry
 from .views import LoadedPack
@@ -126,14 +127,24 @@ def load_sources(sources: Sequence[PackSource], use_cache: bool = True,
     changed = False
     for source in sources:
         digest = source.digest
+        cached = entries.get(digest)
+        if cached is not None and cached_document(source, cached) is None:
+            cached = None  # not the shape this version writes: read the file
         try:
-            obj, document = load_pack(source, entries.get(digest))
+            try:
+                obj, document = load_pack(source, cached)
+            except PackError:
+                if cached is None:
+                    raise
+                # an entry that does not structure is no evidence about the file: read it
+                cached = None
+                obj, document = load_pack(source)
         except PackError as exc:
             problems.extend(exc.problems)
             continue
-        if digest not in entries:
+        if cached is None:
             changed = True
-        fresh[digest] = entries.get(digest) or cache_entry(document)
+        fresh[digest] = cached or cache_entry(document)
         loaded.append(LoadedPack(obj.kind, obj.id, _display_name(obj), source.path,
                                  source.origin, obj))
     if path is not None and changed:
@@ -166,7 +177,7 @@ def _resolve_overrides(loaded: Sequence[LoadedPack]) -> tuple[list[LoadedPack], 
                                         pack.override_line, "override"))
             winners[key] = pack
         elif declares:
-            winners[key] = attrs.evolve(pack, replaces=(*first.replaces, first))
+            winners[key] = dataclasses.replace(pack, replaces=(*first.replaces, first))
         else:
             problems.append(Problem(
                 f"{pack.kind} id {pack.id!r} is already defined by {first.path} (from "

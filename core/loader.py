@@ -6,95 +6,19 @@ per-file checks (the id equals the file name). Cross-pack checks live in registr
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import tempfile
-from collections.abc import Iterable, Iterator
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-import attrs
-
+from .cache_paths import CACHE_ENV as CACHE_ENV  # re-exported: where tests point the cache
+from .cache_paths import cache_folder, read_private, write_private
 from .errors import PackError, Problem
-from .plugins import PackRoot
+from .pack_files import PackSource
 from .specs import PackFile, structure_pack
-from .yaml_reader import MAX_PACK_BYTES, YamlDocument, read_yaml
+from .yaml_reader import YamlDocument, read_yaml
 
-PACK_SUFFIXES = (".yaml", ".yml")
-CACHE_ENV = "FITPROOF_CACHE_DIR"
+MAX_CACHE_BYTES = 512 * 2**20  # a larger cache file is not read
 _CACHE_FORMAT = 1
-
-
-@attrs.frozen
-class PackSource:
-    """One pack file found under a root: its display path and raw bytes."""
-
-    path: str
-    origin: str
-    stem: str
-    raw: bytes = attrs.field(repr=False)
-
-    @property
-    def digest(self) -> str:
-        return hashlib.blake2b(self.raw, digest_size=20).hexdigest()
-
-
-def _walk(folder: Path | Traversable, prefix: str, seen: set[Path] | None = None
-          ) -> Iterator[tuple[str, Path | Traversable]]:
-    """Pack files under ``folder``; a folder reached twice (a link back to a parent, or two
-    links to one folder) is walked once, so the walk always ends."""
-    seen = set() if seen is None else seen
-    if isinstance(folder, Path):
-        real = folder.resolve()
-        if real in seen:
-            return
-        seen.add(real)
-    entries = sorted(folder.iterdir(), key=lambda e: e.name)
-    for entry in entries:
-        name = entry.name
-        if name.startswith((".", "_")):
-            continue
-        if entry.is_dir():
-            yield from _walk(entry, f"{prefix}/{name}", seen)
-        elif name.endswith(PACK_SUFFIXES):
-            yield f"{prefix}/{name}", entry
-
-
-def find_pack_files(roots: Iterable[PackRoot]) -> tuple[list[PackSource], list[Problem]]:
-    """Every pack file under ``roots``, in order, with problems for unreadable roots."""
-    sources: list[PackSource] = []
-    problems: list[Problem] = []
-    for root in roots:
-        folder = root.root
-        try:
-            if folder.is_file():
-                entries = [(root.label, folder)]
-            elif folder.is_dir():
-                entries = list(_walk(folder, root.label.rstrip("/\\")))
-            else:
-                what = ("is not a pack file or folder (a device, pipe or socket)"
-                        if isinstance(folder, Path) and folder.exists()
-                        else "pack folder does not exist")
-                problems.append(Problem(f"{what} (from {root.origin})", root.label))
-                continue
-            for display, entry in entries:
-                if isinstance(entry, Path) and not entry.is_file():  # never open a pipe
-                    problems.append(Problem("is not a regular file (a device, pipe or "
-                                            "socket); packs are read from files", display))
-                    continue
-                size = entry.stat().st_size if isinstance(entry, Path) else None
-                if size is not None and size > MAX_PACK_BYTES:  # never read a huge file
-                    problems.append(Problem(f"file is {size:,} bytes; a pack may be at most "
-                                            f"{MAX_PACK_BYTES:,} bytes", display))
-                    continue
-                raw = entry.read_bytes()
-                stem = entry.name.rsplit(".", 1)[0]
-                sources.append(PackSource(display, root.origin, stem, raw))
-        except OSError as exc:
-            problems.append(Problem(f"cannot read packs: {exc.strerror or exc}", root.label))
-    return sources, problems
 
 
 def load_pack(source: PackSource,
@@ -103,10 +27,8 @@ def load_pack(source: PackSource,
 
     ``cached`` is a previously validated ``{"data", "lines"}`` entry for the same bytes.
     """
-    if cached is not None:
-        document = YamlDocument(source.path, cached["data"],
-                                {tuple(path): line for path, line in cached["lines"]})
-    else:
+    document = cached_document(source, cached) if cached is not None else None
+    if document is None:
         document = read_yaml(source.raw, source.path)
         from .validation import validate_document
 
@@ -134,19 +56,25 @@ def load_pack(source: PackSource,
     return pack, document
 
 
+def cached_document(source: PackSource, cached: Any) -> YamlDocument | None:
+    """The document a cache entry holds, or ``None`` (read the file) when the entry is not
+    the shape this version writes."""
+    try:
+        data, lines = cached["data"], cached["lines"]
+        if not isinstance(data, dict):
+            return None
+        table = {tuple(path): int(line) for path, line in lines}
+    except (KeyError, TypeError, ValueError):
+        return None
+    return YamlDocument(source.path, data, table)
+
+
 # -- cache ----------------------------------------------------------------------------------
 CACHE_ENTRIES = 5000  # validated packs kept, most recently added pack sets first
 def cache_file() -> Path | None:
     """Where validated packs are cached; ``FITPROOF_CACHE_DIR=off`` disables the cache."""
-    configured = os.environ.get(CACHE_ENV)
-    if configured is not None:
-        if configured.strip().lower() in ("", "off", "0", "none"):
-            return None
-        base = Path(configured)
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        base = Path(xdg) / "fitproof" if xdg else Path.home() / ".cache" / "fitproof"
-    return base / "packs.json"
+    folder = cache_folder()
+    return None if folder is None else folder / "packs.json"
 
 
 def _cache_header() -> str:
@@ -161,9 +89,10 @@ def read_cache(path: Path | None) -> tuple[str, dict[str, Any]]:
     header = _cache_header()
     if path is None:
         return header, {}
+    raw = read_private(path, MAX_CACHE_BYTES)
     try:
-        content = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
+        content = json.loads(raw) if raw is not None else None
+    except (ValueError, RecursionError):
         return header, {}
     if not isinstance(content, dict) or content.get("header") != header:
         return header, {}
@@ -173,17 +102,10 @@ def read_cache(path: Path | None) -> tuple[str, dict[str, Any]]:
 
 def write_cache(path: Path | None, header: str, entries: dict[str, Any]) -> None:
     """Atomically replace the cache file; failures are ignored (the cache is optional)."""
-    if path is None:
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".packs-", suffix=".json")
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump({"header": header, "entries": entries}, stream, ensure_ascii=False,
-                      separators=(",", ":"))
-        os.replace(temporary, path)
-    except OSError:
-        pass
+    if path is not None:
+        text = json.dumps({"header": header, "entries": entries}, ensure_ascii=False,
+                          separators=(",", ":"))
+        write_private(path, text.encode("utf-8"))
 
 
 def cache_entry(document: YamlDocument) -> dict[str, Any]:

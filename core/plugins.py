@@ -6,8 +6,7 @@ hook raises is reported by name (a warning); the other plugins keep working.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from importlib import import_module
 from importlib.metadata import entry_points
 from importlib.resources.abc import Traversable
@@ -18,19 +17,10 @@ import pluggy
 
 from . import hookspecs
 from .formats import Formats, OutputFormat
+from .pack_files import PackRoot
 
 DEFAULT_PLUGINS = ("fitproof.builtin",)
 ENTRY_POINT_GROUP = "fitproof"
-PACK_PATH_ENV = "FITPROOF_PACK_PATH"
-
-
-@attrs.frozen
-class PackRoot:
-    """A folder (or file) of packs and who provided it."""
-
-    root: Path | Traversable = attrs.field(eq=False)
-    origin: str
-    label: str
 
 
 @attrs.frozen
@@ -116,13 +106,3 @@ def collect_output_formats(plugins: PluginSet) -> tuple[Formats, list[str]]:
             continue
         formats.extend(found)
     return Formats(formats), warnings
-
-
-def local_pack_roots(pack_dirs: Iterable[str | os.PathLike[str]] = (), *,
-                     environ: Mapping[str, str] | None = None) -> list[PackRoot]:
-    """Folders from ``FITPROOF_PACK_PATH`` (os.pathsep-separated), then ``pack_dirs``."""
-    environ = os.environ if environ is None else environ
-    folders = [p for p in environ.get(PACK_PATH_ENV, "").split(os.pathsep) if p]
-    roots = [PackRoot(Path(p), PACK_PATH_ENV, p) for p in folders]
-    roots += [PackRoot(Path(p), "--pack-dir", os.fspath(p)) for p in pack_dirs]
-    return roots

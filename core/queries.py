@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from .errors import InputError
-from .estimate import Batch
+from .estimation import Batch
 from .registry import Registry
 from .scenario import resolve_scenario
 from .views import ModelFit

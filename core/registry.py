@@ -17,7 +17,7 @@ from .candidates import CandidatePool
 from .errors import PackError, Problem, UnknownIdError
 from .formats import Formats
 from .graph import FormulaGraph
-from .names import name_key
+from .names import matching_ids, name_forms, name_key
 from .namespaces import Entity
 from .profiles import profile_graph
 from .quant_formats import resolve_format
@@ -112,10 +112,14 @@ class Registry:
             stages: tuple[dict[str, set[str]], ...] = ({}, {}, {})
             for key, options in self._names(kind).items():
                 for option in options:
-                    for stage, form in zip(stages, (option, option.casefold(), name_key(option))):
+                    for stage, form in zip(stages, name_forms(option)):
                         stage.setdefault(form, set()).add(key)
             self._name_index[kind] = stages
         return self._name_index[kind]
+
+    def name_index(self, kind: str) -> tuple[dict[str, set[str]], ...]:
+        """The name index of ``kind``: one table per matching stage, name form → ids."""
+        return self._index(kind)
 
     def named(self, name: str, kind: str | None = None) -> list[tuple[str, str]]:
         """``(kind, id)`` of the packs whose id or alias is ``name``, matched as
@@ -141,13 +145,11 @@ class Registry:
         """
         names = self._names(kind)
         wanted = name.strip()
-        for stage, form in zip(self._index(kind),
-                               (wanted, wanted.casefold(), name_key(wanted))):
-            hits = sorted(stage.get(form, ()))
-            if len(hits) == 1:
-                return hits[0]
-            if len(hits) > 1:
-                raise UnknownIdError(kind, name, hits)
+        hits = matching_ids(self._index(kind), wanted)
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            raise UnknownIdError(kind, name, hits)
         if len(names) <= 12:  # a short list is more helpful than a guess
             raise UnknownIdError(_KIND_WORDS.get(kind, kind), name, [], list(names))
         # names that contain every word typed ("qwen 35b" → qwen3.5-35b-a3b) come first

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .compiled import compile_tree
-from .estimate import Estimate
+from .estimation import Estimate
 from .formula_parser import parse_formula
 from .launch import engine_kv_flag, launch_command
 from .registry import Registry

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import FitproofError
-from .estimate import Batch, Verdict
+from .estimation import Batch, Verdict
 from .evaluator import Evaluation
 from .registry import Registry
 from .report_view import Cell, Pick

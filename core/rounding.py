@@ -2,20 +2,60 @@
 
 The value is rounded from its exact binary value, ties away from zero. ``133.95`` is
 really 133.94999… and becomes 133.9; ``0.625`` is exact and becomes 0.63 (Python's
-``round`` would give 0.62). Vectorised: numpy does the work, and the rare elements that
-sit within float error of a tie are settled exactly with :mod:`decimal`.
+``round`` would give 0.62). :func:`round_half_away` works on arrays (numpy does the work,
+and the rare elements that sit within float error of a tie are settled exactly with
+:mod:`decimal`); :func:`round_scalar` is the same rule for one float, in plain Python, for
+the paths that load no numpy (a single estimate from a snapshot, the text renderers).
 """
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+import math
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+# from 2**53 up every float is a whole number: nothing to round, no tie to settle
+_WHOLE = 2.0 ** 53
 
 
-def round_half_away(x: ArrayLike, ndigits: int = 0) -> NDArray[np.float64] | np.float64:
-    """Round ``x`` (scalar or array) to ``ndigits`` decimals, ties away from zero."""
+def _exact(value: float, ndigits: int) -> float:
+    """``value`` rounded from its exact decimal expansion, ties away from zero."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    quantum = Decimal(1).scaleb(-ndigits)
+    return float(Decimal(value).quantize(quantum, rounding=ROUND_HALF_UP))
+
+
+def round_scalar(x: float, ndigits: int = 0) -> float:
+    """One float rounded to ``ndigits`` decimals, ties away from zero (as
+    :func:`round_half_away` rounds each element)."""
+    ndigits = int(ndigits)
+    value = float(x)
+    scale = 10.0 ** ndigits
+    scaled = value * scale
+    if not math.isfinite(scaled):
+        # numpy's rule: NaN stays NaN, an infinity (or a product that overflowed) is
+        # truncated and divided back
+        return scaled / scale if scaled == scaled else math.nan
+    magnitude = abs(scaled)
+    if magnitude >= _WHOLE:
+        return value
+    fraction = magnitude - math.floor(magnitude)
+    if abs(fraction - 0.5) < max(1e-6, magnitude * 1e-15):
+        return _exact(value, ndigits)
+    return math.trunc(scaled + math.copysign(0.5, scaled)) / scale
+
+
+def round_half_away(x: ArrayLike, ndigits: int = 0) -> Any:
+    """Round ``x`` (scalar or array) to ``ndigits`` decimals, ties away from zero: an array
+    for an array, a numpy float for a numpy scalar, a Python float for a Python number
+    (without importing numpy)."""
+    if isinstance(x, (int, float)):
+        return round_scalar(x, ndigits)
+    import numpy as np
+
     ndigits = int(ndigits)
     values = np.asarray(x, dtype=float)
     scale = 10.0 ** ndigits
@@ -25,16 +65,14 @@ def round_half_away(x: ArrayLike, ndigits: int = 0) -> NDArray[np.float64] | np.
         magnitude = np.abs(scaled)
         fraction = magnitude - np.floor(magnitude)
         tolerance = np.maximum(1e-6, magnitude * 1e-15)
-        # from 2**53 up every float is a whole number: nothing to round, no tie to settle
-        near_tie = (np.isfinite(scaled) & (magnitude < 2.0 ** 53)
+        near_tie = (np.isfinite(scaled) & (magnitude < _WHOLE)
                     & (np.abs(fraction - 0.5) < tolerance))
-    result = np.where(np.isfinite(scaled) & (np.abs(scaled) >= 2.0 ** 53), values, result)
+    result = np.where(np.isfinite(scaled) & (np.abs(scaled) >= _WHOLE), values, result)
     if near_tie.any():
-        quantum = Decimal(1).scaleb(-ndigits)
         result = np.array(result, dtype=float, copy=True)
         flat_values, flat_result = values.reshape(-1), result.reshape(-1)
         for index in np.flatnonzero(near_tie.reshape(-1)):
-            exact = Decimal(float(flat_values[index])).quantize(quantum, rounding=ROUND_HALF_UP)
-            flat_result[index] = float(exact)
+            flat_result[index] = _exact(float(flat_values[index]), ndigits)
         result = flat_result.reshape(values.shape)
-    return result if result.ndim else result[()]
+    rounded: Any = result if result.ndim else result[()]
+    return rounded

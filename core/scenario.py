@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from .errors import InputError
 from .evaluator import ScenarioRow
+from .input_checks import checked_input, tensor_split_problem
 from .namespaces import FieldValue, hardware_backends
 from .registry import Registry
 from .specs import Location
@@ -77,8 +78,7 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
             origins[name] = Location((input_origins or {}).get(name, "given"), None)
         else:
             value, origins[name] = input_default(registry, name, base)
-        values[name] = math.nan if value is None else _check_input(name, value, definition,
-                                                                    registry)
+        values[name] = math.nan if value is None else checked_input(name, value, definition)
     _check_tensor_split(registry, resolved, values)
     if backend is not None:
         backend = _check_backend(backend)
@@ -102,40 +102,18 @@ def _check_backend(name: str) -> str:
 def _check_tensor_split(registry: Registry, resolved: Mapping[str, str],
                         values: Mapping[str, float]) -> None:
     """A tensor-parallel split must divide the attention heads evenly among the devices."""
-    gpus = values.get("gpus", 1.0)
-    split = values.get("split", math.nan)
     engine = registry.engines[resolved["engine"]]
-    tensor = bool(split) if not math.isnan(split) else engine.splits_tensors
     model = registry.models[resolved["model"]]
-    heads = figure_value(getattr(model, "num_attention_heads", None))
-    if tensor and gpus > 1 and heads and heads % gpus:
-        divisors = [n for n in range(2, min(int(heads), 64) + 1) if heads % n == 0]
-        raise InputError(
-            f"a tensor-parallel split over {int(gpus)} devices does not divide the "
-            f"{int(heads)} attention heads of {model.name}; "
-            f"use --gpus {', '.join(str(n) for n in divisors[:6])} or --split layer")
+    problem = tensor_split_problem(values, engine.splits_tensors,
+                                   figure_value(getattr(model, "num_attention_heads", None)),
+                                   model.name)
+    if problem:
+        raise InputError(problem)
 
 
 def figure_value(value: Any) -> float:
     """The number of a pack field that may be a plain number or a sourced figure."""
     return float(getattr(value, "value", value) or 0)
-
-
-class _InputRange(Protocol):
-    """What an input's definition says about its values (a specs.InputDef)."""
-
-    @property
-    def type(self) -> str: ...
-    @property
-    def unit(self) -> str: ...
-    @property
-    def minimum(self) -> float | None: ...
-    @property
-    def exclusive_minimum(self) -> float | None: ...
-    @property
-    def maximum(self) -> float | None: ...
-    @property
-    def choices(self) -> Mapping[str, float]: ...
 
 
 def input_default(registry: Registry, name: str, base: str = "default"
@@ -152,42 +130,7 @@ def input_default(registry: Registry, name: str, base: str = "default"
 def check_input(registry: Registry, name: str, value: Any) -> float:
     """Input ``name`` given as ``value``, checked against its definition (raises
     :class:`~fitproof.errors.InputError` out of range)."""
-    return _check_input(name, value, registry.graph.inputs[name].definition, registry)
-
-
-def _check_input(name: str, value: Any, definition: _InputRange, registry: Registry) -> float:
-    if isinstance(value, str) and definition.choices:
-        key = value.strip().lower()
-        if key not in definition.choices:
-            raise InputError(f"{name} must be one of {', '.join(definition.choices)} "
-                             f"(got {value!r})")
-        value = definition.choices[key]
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        expected = (f"one of {', '.join(definition.choices)}" if definition.choices
-                    else "a number")
-        raise InputError(f"{name} must be {expected} (got {value!r})") from None
-    if not math.isfinite(number):
-        raise InputError(f"{name} must be a finite number (got {value!r})")
-    if definition.type == "integer" and not number.is_integer():
-        raise InputError(f"{name} must be a whole number (got {value!r})")
-    unit = "%" if definition.unit == "%" else ""
-    shown = int(number) if number.is_integer() else number
-    if definition.minimum is not None and number < definition.minimum:
-        raise InputError(f"{name} must be at least {_plain(definition.minimum)}{unit} "
-                         f"(got {shown})")
-    if definition.exclusive_minimum is not None and number <= definition.exclusive_minimum:
-        raise InputError(f"{name} must be more than {_plain(definition.exclusive_minimum)}{unit} "
-                         f"(got {shown})")
-    if definition.maximum is not None and number > definition.maximum:
-        raise InputError(f"{name} must be at most {_plain(definition.maximum)}{unit} "
-                         f"(got {shown})")
-    return number
-
-
-def _plain(number: float) -> str:
-    return str(int(number)) if float(number).is_integer() else str(number)
+    return checked_input(name, value, registry.graph.inputs[name].definition)
 
 
 def scenario_row(registry: Registry, scenario: Scenario,

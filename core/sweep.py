@@ -12,10 +12,12 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 
+import dataclasses
+
 import attrs
 
 from .errors import FitproofError, InputError
-from .estimate import Batch
+from .estimation import Batch
 from .registry import Registry
 from .scenario import check_input, input_default, resolve_scenario
 from .views import Scenario, SweepView
@@ -120,7 +122,7 @@ def sweep(registry: Registry, axes: SweepAxes, progress: Progress | None = None)
                     data[name].append(math.nan)
             done += len(axes.hardware)
             continue
-        pending.extend(attrs.evolve(base, hardware=h) for h in axes.hardware)
+        pending.extend(dataclasses.replace(base, hardware=h) for h in axes.hardware)
         if len(pending) >= CHUNK:
             flush()
     flush()

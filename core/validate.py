@@ -6,9 +6,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .errors import PackError, Problem
-from .loader import find_pack_files
-from .plugins import PackRoot
 from .linking import link, load_sources, pack_sources
+from .pack_files import PackRoot, find_pack_files
 from .views import FileResult, LoadedPack, ValidationReport
 
 

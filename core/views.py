@@ -9,71 +9,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
-
-from typing import TYPE_CHECKING
-
-import attrs
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from .errors import Problem
+# the values of one estimate live apart (estimate_view.py) and are views like the rest
+from .estimate_view import SELECTORS as SELECTORS
+from .estimate_view import EstimateView as EstimateView
+from .estimate_view import Quantity as Quantity
+from .estimate_view import Scenario as Scenario
+from .estimate_view import Verdict as Verdict
 
 if TYPE_CHECKING:
     from .derivation import Derivation
-    from .specs import Location, MeasurementRow
-
-SELECTORS = ("model", "hardware", "quant", "kv", "engine", "workload", "host")
+    from .specs import MeasurementRow
 
 
-@attrs.frozen
-class Scenario:
-    """Every choice and input of one evaluation, resolved to pack ids and numbers."""
-
-    model: str
-    hardware: str
-    quant: str
-    kv: str
-    engine: str
-    workload: str
-    host: str  # the machine whose memory holds offloaded weights (a cpu hardware pack)
-    inputs: Mapping[str, float]
-    origins: Mapping[str, Location] = attrs.field(factory=dict, eq=False)
-    backend: str | None = None  # the device's compute backend, when not its pack's own
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready form: the five ids, then every input."""
-        result: dict[str, Any] = {key: getattr(self, key) for key in SELECTORS}
-        if self.backend is not None:
-            result["backend"] = self.backend
-        for name, value in self.inputs.items():
-            if math.isnan(value):
-                result[name] = None
-            else:
-                result[name] = int(value) if float(value).is_integer() else value
-        return result
-
-
-@attrs.frozen
-class Quantity:
-    """A computed value (``None`` when it cannot be computed for this scenario)."""
-
-    name: str
-    value: float | None
-    unit: str
-    source: str
-    description: str
-    precision: int | None = None
-    display: str = "number"
-    approximate: bool = False
-
-
-@attrs.frozen
-class Verdict:
-    id: str
-    label: str
-    source: str
-
-
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class LoadedPack:
     """A pack as ``packs list`` shows it."""
 
@@ -82,8 +34,8 @@ class LoadedPack:
     name: str
     path: str
     origin: str
-    obj: Any = attrs.field(eq=False, repr=False)
-    replaces: tuple["LoadedPack", ...] = attrs.field(default=(), eq=False, repr=False)
+    obj: Any = field(compare=False, repr=False)
+    replaces: tuple["LoadedPack", ...] = field(default=(), compare=False, repr=False)
 
     @property
     def override_line(self) -> int | None:
@@ -91,7 +43,7 @@ class LoadedPack:
         return pack.line_of("override") if pack is not None else None
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class ModelFit:
     """One model on one accelerator: its size, memory, headroom, speed and verdict."""
 
@@ -111,7 +63,7 @@ class ModelFit:
         return self.verdict is not None and self.verdict.id != "exceeds"
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Scored:
     """One measurement and what the profile predicts for it."""
 
@@ -130,7 +82,7 @@ class Scored:
         return None if ratio is None else abs(ratio - 1)
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class GroupScore:
     group: tuple[str, ...]
     count: int
@@ -140,7 +92,7 @@ class GroupScore:
     median_ratio: float | None
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Accuracy:
     profile: str | None
     group_by: tuple[str, ...]
@@ -152,7 +104,7 @@ class Accuracy:
         return sorted(known, key=lambda s: s.ape or 0.0, reverse=True)[:n]
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class FileResult:
     path: str
     kind: str | None
@@ -160,7 +112,7 @@ class FileResult:
     problems: tuple[Problem, ...]
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class ValidationReport:
     """Per-file results, then problems found when the files join the installed packs."""
 
@@ -173,41 +125,7 @@ class ValidationReport:
         return not self.context and not self.warnings and all(not f.problems for f in self.files)
 
 
-@attrs.frozen
-class EstimateView:
-    """One evaluated scenario as a renderer sees it: names, quantities, verdict, picks."""
-
-    scenario: Scenario
-    model_name: str
-    hardware_name: str
-    engine_name: str
-    host_name: str
-    kv_from_budget: bool  # the engine turns its memory budget into KV cache (vLLM)
-    quantities: Mapping[str, Quantity]
-    verdict: Verdict | None
-    unknown_cause: str | None  # why no verdict rule decided: "name is missing (file:line)"
-    selections: Mapping[str, Mapping[str, Any]]
-
-    def value(self, name: str) -> float | None:
-        quantity = self.quantities.get(name)
-        return None if quantity is None else quantity.value
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON contract of ``fitproof estimate --format json`` (see DESIGN.md)."""
-        return {
-            "scenario": self.scenario.to_dict(),
-            "quantities": {
-                name: {"value": q.value, "unit": q.unit, "source": q.source}
-                for name, q in self.quantities.items()
-            },
-            "verdict": ({"id": self.verdict.id, "label": self.verdict.label,
-                         "source": self.verdict.source} if self.verdict else
-                        {"id": None, "label": "Unknown (missing figures)", "source": None}),
-            "selections": {name: dict(picked) for name, picked in self.selections.items()},
-        }
-
-
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class DerivationView:
     """``fitproof explain``: one quantity's derivation, and how deep to print it."""
 
@@ -215,7 +133,7 @@ class DerivationView:
     depth: int | None = None
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class ModelsView:
     """``fitproof models``: the matching models, evaluated on ``hardware_name`` if given."""
 
@@ -223,21 +141,21 @@ class ModelsView:
     hardware_name: str | None = None
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class PacksView:
     """``fitproof packs list``: the loaded packs, in load order."""
 
     packs: tuple[LoadedPack, ...]
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class PackView:
     """``fitproof packs show``: one pack, what it replaced, and its fields by line."""
 
     pack: LoadedPack
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class SweepView:
     """One row per scenario of a sweep, by column: the ids and swept inputs, the verdict,
     every headline quantity (``units`` gives each one's unit) and, for a combination that

@@ -83,6 +83,11 @@ def _show(view_kind: str, view: object, args: argparse.Namespace,
     name = format or ("json" if getattr(args, "json", False) else args.format)
     text = api.render(view_kind, view, name, registry=registry, plugins=not args.no_plugins,
                       language=getattr(args, "lang", "en"), depth=getattr(args, "depth", None))
+    _write(text, out)
+
+
+def _write(text: str, out: str | None) -> None:
+    """``text`` (ending in a newline) on standard output, or into file ``out``."""
     text = text if text.endswith("\n") else text + "\n"
     if out is None:
         sys.stdout.write(text)
@@ -95,9 +100,41 @@ def _show(view_kind: str, view: object, args: argparse.Namespace,
 
 
 def _estimate(args: argparse.Namespace) -> int:
+    if _snapshot_estimate(args):
+        return 0
     registry = _registry(args)
-    _show("estimate", api.estimate_view(registry, _scenario(args, registry)), args, registry)
+    view = api.estimate_view(registry, _scenario(args, registry))
+    if not args.strict and _builtin_format(args):
+        api.store_snapshot(registry, pack_dirs=args.pack_dir, plugins=not args.no_plugins,
+                           profile=args.profile)
+    _show("estimate", view, args, registry)
     return 0
+
+
+def _builtin_format(args: argparse.Namespace) -> str | None:
+    name = "json" if getattr(args, "json", False) else args.format
+    return name if name in ("text", "json") else None
+
+
+def _snapshot_estimate(args: argparse.Namespace) -> bool:
+    """Answer from the compiled snapshot of the packs, when one is stored and the scenario
+    is one it answers (the full path gives the same output); whether it answered."""
+    name = _builtin_format(args)
+    if name is None or args.strict or getattr(args, "backend", None):
+        return False
+    choices = {"model": args.model, "hardware": args.hardware, "quant": args.quant,
+               "kv": args.kv, "engine": args.engine, "workload": args.workload,
+               "host": getattr(args, "host", None)}
+    found = api.estimate_from_snapshot(choices, {n: getattr(args, n) for n in INPUT_OPTIONS},
+                                       pack_dirs=args.pack_dir, plugins=not args.no_plugins,
+                                       profile=args.profile)
+    if found is None:
+        return False
+    view, warnings = found
+    for warning in warnings:
+        print(f"fitproof: warning: {warning}", file=sys.stderr)
+    _write(api.render_estimate(view, name) or "", getattr(args, "out", None))
+    return True
 
 
 def _explain(args: argparse.Namespace) -> int:

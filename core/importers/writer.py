@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import InputError, PackError
-from ..loader import PackSource, load_pack
+from ..loader import load_pack
+from ..pack_files import PackSource
 
 _ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789._-")
 

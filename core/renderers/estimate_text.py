@@ -1,8 +1,12 @@
-"""Terminal rendering of an estimate: the headline card of the seed pages, as text."""
+"""An estimate as text (the headline card of the seed pages) and as JSON (its contract).
+
+Both load nothing beyond the view: a single estimate from a snapshot renders with them."""
 
 from __future__ import annotations
 
-from ..views import EstimateView
+import json
+
+from ..estimate_view import EstimateView
 from .display import display_number, signed
 
 
@@ -108,3 +112,8 @@ def render_estimate(result: EstimateView) -> str:
     lines += ["", f"Every number has a derivation: fitproof explain total_gib {scenario.model} "
                   f"--on {scenario.hardware}"]
     return "\n".join(lines)
+
+
+def render_estimate_json(result: EstimateView) -> str:
+    """``fitproof estimate --json``: the view's JSON contract, indented."""
+    return json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n"

@@ -9,7 +9,7 @@ from ..formats import OutputFormat, RenderOptions
 from ..report_view import ReportView
 from ..views import ModelsView
 from . import accuracy, blocks, explain, models, packs, sweep
-from .estimate_text import render_estimate
+from .estimate_text import render_estimate, render_estimate_json
 from .i18n import Messages
 from .report_document import report_blocks
 from .report_json import report_dict
@@ -46,7 +46,7 @@ def _models_markdown(view: ModelsView, options: RenderOptions) -> str:
 
 BUILTIN_FORMATS = (
     OutputFormat("text", "estimate", lambda v, o: render_estimate(v), "the headline card"),
-    OutputFormat("json", "estimate", lambda v, o: _json(v.to_dict()),
+    OutputFormat("json", "estimate", lambda v, o: render_estimate_json(v),
                  "scenario, every quantity with its source, verdict, selections"),
     OutputFormat("text", "report", _report_text, "the sizing report, for a terminal"),
     OutputFormat("markdown", "report", _report_markdown, "the sizing report as Markdown"),

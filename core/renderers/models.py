@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
+import dataclasses
 
 from ..views import ModelsView
 from .blocks import Block, Heading, Paragraph, Table, render_text
@@ -14,7 +14,7 @@ from .display import display_number, signed
 def models_json(view: ModelsView) -> list[dict[str, Any]]:
     result = []
     for row in view.rows:
-        data = attrs.asdict(row)
+        data = dataclasses.asdict(row)
         data["verdict"] = {"id": row.verdict.id, "label": row.verdict.label} \
             if row.verdict else None
         result.append(data)

@@ -1,0 +1,101 @@
+"""The values of one estimate: its scenario, its quantities, its verdict and the view a
+renderer reads (``fitproof estimate``).
+
+Apart from ``views.py``, which re-exports them, so that the snapshot path of a single
+estimate builds these without creating every other view class.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .specs import Location
+
+SELECTORS = ("model", "hardware", "quant", "kv", "engine", "workload", "host")
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """Every choice and input of one evaluation, resolved to pack ids and numbers."""
+
+    model: str
+    hardware: str
+    quant: str
+    kv: str
+    engine: str
+    workload: str
+    host: str  # the machine whose memory holds offloaded weights (a cpu hardware pack)
+    inputs: Mapping[str, float]
+    origins: Mapping[str, Location] = field(default_factory=dict, compare=False)
+    backend: str | None = None  # the device's compute backend, when not its pack's own
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form: the five ids, then every input."""
+        result: dict[str, Any] = {key: getattr(self, key) for key in SELECTORS}
+        if self.backend is not None:
+            result["backend"] = self.backend
+        for name, value in self.inputs.items():
+            if math.isnan(value):
+                result[name] = None
+            else:
+                result[name] = int(value) if float(value).is_integer() else value
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """A computed value (``None`` when it cannot be computed for this scenario)."""
+
+    name: str
+    value: float | None
+    unit: str
+    source: str
+    description: str
+    precision: int | None = None
+    display: str = "number"
+    approximate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    id: str
+    label: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class EstimateView:
+    """One evaluated scenario as a renderer sees it: names, quantities, verdict, picks."""
+
+    scenario: Scenario
+    model_name: str
+    hardware_name: str
+    engine_name: str
+    host_name: str
+    kv_from_budget: bool  # the engine turns its memory budget into KV cache (vLLM)
+    quantities: Mapping[str, Quantity]
+    verdict: Verdict | None
+    unknown_cause: str | None  # why no verdict rule decided: "name is missing (file:line)"
+    selections: Mapping[str, Mapping[str, Any]]
+
+    def value(self, name: str) -> float | None:
+        quantity = self.quantities.get(name)
+        return None if quantity is None else quantity.value
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract of ``fitproof estimate --format json`` (see DESIGN.md)."""
+        return {
+            "scenario": self.scenario.to_dict(),
+            "quantities": {
+                name: {"value": q.value, "unit": q.unit, "source": q.source}
+                for name, q in self.quantities.items()
+            },
+            "verdict": ({"id": self.verdict.id, "label": self.verdict.label,
+                         "source": self.verdict.source} if self.verdict else
+                        {"id": None, "label": "Unknown (missing figures)", "source": None}),
+            "selections": {name: dict(picked) for name, picked in self.selections.items()},
+        }

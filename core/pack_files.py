@@ -1,0 +1,157 @@
+"""Where packs are and what they hold: pack roots (a plugin's folder, ``--pack-dir``,
+``FITPROOF_PACK_PATH``), the walk over their files, and each file's bytes.
+
+Nothing here parses YAML or imports a third-party library, so the snapshot path of a
+single estimate (``snapshot.py``) lists and fingerprints the same files a full load reads.
+Only regular files are opened, none over ``MAX_PACK_BYTES``, and a folder reached twice
+through links is walked once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dataclasses import dataclass, field
+
+from .errors import Problem
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
+MAX_PACK_BYTES = 1_000_000
+PACK_SUFFIXES = (".yaml", ".yml")
+PACK_PATH_ENV = "FITPROOF_PACK_PATH"
+
+
+def package_folder(package: str) -> Path | Traversable:
+    """The folder of data package ``package`` (``fitproof.packs``): a path when it is
+    installed as files, as it nearly always is, else what importlib.resources gives."""
+    from importlib import import_module
+
+    location = getattr(import_module(package), "__file__", None)
+    if location:
+        folder = Path(location).parent
+        if folder.is_dir():
+            return folder
+    from importlib.resources import files
+
+    return files(package)
+
+
+@dataclass(frozen=True, slots=True)
+class PackRoot:
+    """A folder (or file) of packs and who provided it."""
+
+    root: Path | Traversable = field(compare=False)
+    origin: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class PackSource:
+    """One pack file found under a root: its display path and raw bytes."""
+
+    path: str
+    origin: str
+    stem: str
+    raw: bytes = field(repr=False)
+
+    @property
+    def digest(self) -> str:
+        return hashlib.blake2b(self.raw, digest_size=20).hexdigest()
+
+
+def _walk(folder: Path | Traversable, prefix: str, seen: set[str] | None = None
+          ) -> Iterator[tuple[str, Path | Traversable]]:
+    """Pack files under ``folder``, by name; a folder reached twice (a link back to a
+    parent, or two links to one folder) is walked once, so the walk always ends."""
+    seen = set() if seen is None else seen
+    if isinstance(folder, Path):
+        real = os.path.realpath(folder)
+        if real in seen:
+            return
+        seen.add(real)
+        with os.scandir(folder) as listing:
+            found = sorted(listing, key=lambda e: e.name)
+        for item in found:
+            name = item.name
+            if name.startswith((".", "_")):
+                continue
+            if item.is_dir():
+                yield from _walk(Path(item.path), f"{prefix}/{name}", seen)
+            elif name.endswith(PACK_SUFFIXES):
+                yield f"{prefix}/{name}", Path(item.path)
+        return
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        name = entry.name
+        if name.startswith((".", "_")):
+            continue
+        if entry.is_dir():
+            yield from _walk(entry, f"{prefix}/{name}", seen)
+        elif name.endswith(PACK_SUFFIXES):
+            yield f"{prefix}/{name}", entry
+
+
+NOT_A_FILE = "is not a regular file (a device, pipe or socket); packs are read from files"
+
+
+def _read_file(path: Path, display: str) -> bytes | Problem:
+    """The bytes of pack file ``path``, or the problem that keeps it from being read: it is
+    not a regular file (opened without waiting, so a pipe never blocks, and checked on the
+    opened file, so a link to a device is never read) or it is over ``MAX_PACK_BYTES``."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            return Problem(NOT_A_FILE, display)
+        if info.st_size > MAX_PACK_BYTES:  # never read a huge file
+            return Problem(f"file is {info.st_size:,} bytes; a pack may be at most "
+                           f"{MAX_PACK_BYTES:,} bytes", display)
+        with os.fdopen(descriptor, "rb", closefd=False) as stream:
+            return stream.read(MAX_PACK_BYTES + 1)
+    finally:
+        os.close(descriptor)
+
+
+def find_pack_files(roots: Iterable[PackRoot]) -> tuple[list[PackSource], list[Problem]]:
+    """Every pack file under ``roots``, in order, with problems for unreadable roots."""
+    sources: list[PackSource] = []
+    problems: list[Problem] = []
+    for root in roots:
+        folder = root.root
+        try:
+            if folder.is_file():
+                entries = [(root.label, folder)]
+            elif folder.is_dir():
+                entries = list(_walk(folder, root.label.rstrip("/\\")))
+            else:
+                what = ("is not a pack file or folder (a device, pipe or socket)"
+                        if isinstance(folder, Path) and folder.exists()
+                        else "pack folder does not exist")
+                problems.append(Problem(f"{what} (from {root.origin})", root.label))
+                continue
+            for display, entry in entries:
+                raw = _read_file(entry, display) if isinstance(entry, Path) else entry.read_bytes()
+                if isinstance(raw, Problem):
+                    problems.append(raw)
+                    continue
+                stem = entry.name.rsplit(".", 1)[0]
+                sources.append(PackSource(display, root.origin, stem, raw))
+        except OSError as exc:
+            problems.append(Problem(f"cannot read packs: {exc.strerror or exc}", root.label))
+    return sources, problems
+
+
+def local_pack_roots(pack_dirs: Iterable[str | os.PathLike[str]] = (), *,
+                     environ: Mapping[str, str] | None = None) -> list[PackRoot]:
+    """Folders from ``FITPROOF_PACK_PATH`` (os.pathsep-separated), then ``pack_dirs``."""
+    environ = os.environ if environ is None else environ
+    folders = [p for p in environ.get(PACK_PATH_ENV, "").split(os.pathsep) if p]
+    roots = [PackRoot(Path(p), PACK_PATH_ENV, p) for p in folders]
+    roots += [PackRoot(Path(p), "--pack-dir", os.fspath(p)) for p in pack_dirs]
+    return roots

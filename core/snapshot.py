@@ -1,0 +1,205 @@
+"""Compiled snapshots: a single estimate without loading, validating or linking packs.
+
+After a full load, the linked registry is stored as plain data (``snapshot_build.py``) in
+the cache folder, under a key made of fitproof's version, the content of fitproof's own
+code and schemas, the formula profile asked for, and the path, origin and content of every
+pack file. The next single estimate with the same packs lists and fingerprints the same
+files (``pack_files.py``), reads the snapshot and evaluates it in plain Python
+(``snapshot_estimate.py``): none of numpy, sympy, jsonschema, yaml, cattrs or pluggy is
+imported.
+
+A snapshot is used only when it can be trusted to give the full path's numbers: its file
+passes the cache folder's checks (``cache_paths.read_private``), its header names the key
+and the SHA-256 of its body, and the body is the format this version writes. Anything else
+(a malformed, truncated, tampered or foreign entry) is a miss, and the full path runs.
+Installed plugins always take the full path: their packs are known only by calling them.
+The folder keeps the ``KEEP`` most recently used snapshots.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .cache_paths import cache_folder, read_private, write_private
+from .pack_files import PackRoot, PackSource, find_pack_files, local_pack_roots, package_folder
+from .version import __version__
+
+if TYPE_CHECKING:
+    from .registry import Registry
+    from .estimate_view import EstimateView
+
+FORMAT = 1
+KEEP = 8  # snapshots kept, most recently used first
+MAX_SNAPSHOT_BYTES = 64 * 2**20
+ENTRY_POINT_GROUP = "fitproof"
+LOCAL_ORIGINS = ("fitproof", "--pack-dir", "FITPROOF_PACK_PATH")  # packs a snapshot may hold
+_HEADER_END = b"\n"
+
+
+def builtin_root() -> PackRoot:
+    """fitproof's own ``packs/`` folder, as the built-in plugin registers it."""
+    return PackRoot(package_folder("fitproof.packs"), "fitproof", "packs")
+
+
+def plugins_installed() -> bool:
+    """Whether any installed distribution may declare a ``fitproof`` entry point: a
+    ``[fitproof]`` section in an ``entry_points.txt`` on ``sys.path``, or a path entry that
+    cannot be read as a folder (a zip), which might. Scanning the files is quicker than
+    ``importlib.metadata`` and never says "none" when there is one. Once the plugin
+    machinery is loaded in this process (a library user, a test), it is asked instead."""
+    loaded = sys.modules.get(f"{__package__}.plugins")
+    if loaded is not None:
+        return any(True for _ in loaded.entry_points(group=ENTRY_POINT_GROUP))
+    for entry in sys.path:
+        folder = entry or "."
+        try:
+            names = os.listdir(folder)
+        except NotADirectoryError:
+            return True  # a zip or egg on the path: only importlib can look inside
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(folder, name, "entry_points.txt"), "rb") as stream:
+                    text = stream.read(1_000_000)
+            except OSError:
+                continue
+            if b"[" + ENTRY_POINT_GROUP.encode() + b"]" in text:
+                return True
+    return False
+
+
+def _code_fingerprint() -> str:
+    """The size and modification time of fitproof's modules and schemas (as Python checks
+    its bytecode caches): a snapshot built by other code is a miss, even at the same
+    version number (an editable install being worked on)."""
+    digest = hashlib.blake2b(digest_size=20)
+    package = Path(__file__).resolve().parent
+    schemas = package_folder("fitproof.schemas")
+    folders = [package, package / "specs", package / "renderers"]
+    for folder, suffix in [*((f, ".py") for f in folders), (schemas, ".json")]:
+        for item in sorted(folder.iterdir(), key=lambda e: e.name):
+            if item.name.endswith(suffix):
+                if isinstance(item, Path):
+                    info = item.stat()
+                    digest.update(f"{item.name}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+                else:
+                    digest.update(item.name.encode() + b"\0" + item.read_bytes())
+    return digest.hexdigest()
+
+
+def snapshot_key(sources: Iterable[PackSource], profile: str | None) -> str:
+    """The key of the snapshot of ``sources`` in ``profile``."""
+    digest = hashlib.sha256()
+    digest.update(f"{FORMAT}\0{__version__}\0{_code_fingerprint()}\0{profile!r}\0".encode())
+    for source in sources:
+        digest.update(f"{source.path}\0{source.origin}\0{source.digest}\0".encode())
+    return digest.hexdigest()
+
+
+def _sources(pack_dirs: Iterable[str | os.PathLike[str]]) -> list[PackSource] | None:
+    """The pack files a load without installed plugins reads, or ``None`` when listing
+    them found a problem (the full path reports it)."""
+    dirs = list(pack_dirs)
+    if any(not os.fspath(d).strip() for d in dirs):
+        return None
+    sources, problems = find_pack_files([builtin_root(), *local_pack_roots(dirs)])
+    return None if problems else sources
+
+
+def _path(key: str) -> Path | None:
+    folder = cache_folder()
+    return None if folder is None else folder / "snapshots" / f"{key}.json"
+
+
+def read_snapshot(key: str) -> dict[str, Any] | None:
+    """The snapshot stored under ``key``, or ``None`` when there is none that checks out."""
+    raw_path = _path(key)
+    raw = read_private(raw_path, MAX_SNAPSHOT_BYTES) if raw_path is not None else None
+    if raw_path is None or raw is None:
+        return None
+    head, _, body = raw.partition(_HEADER_END)
+    try:
+        header = json.loads(head)
+        if (not isinstance(header, dict) or header.get("key") != key
+                or header.get("sha256") != hashlib.sha256(body).hexdigest()):
+            return None
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        return None
+    try:
+        os.utime(raw_path)  # most recently used
+    except OSError:
+        pass
+    return data
+
+
+def write_snapshot(key: str, data: Mapping[str, Any]) -> bool:
+    """Store ``data`` under ``key`` and drop all but the ``KEEP`` most recently used."""
+    path = _path(key)
+    if path is None:
+        return False
+    body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    header = json.dumps({"key": key, "sha256": hashlib.sha256(body).hexdigest()}).encode()
+    if not write_private(path, header + _HEADER_END + body):
+        return False
+    try:
+        stored = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime,
+                        reverse=True)
+        for old in stored[KEEP:]:
+            old.unlink()
+    except OSError:
+        pass
+    return True
+
+
+def store_snapshot(registry: Registry, pack_dirs: Iterable[str | os.PathLike[str]],
+                   profile: str | None, *, plugins: bool = True) -> bool:
+    """After a full load without installed plugins (none there, or ``plugins=False``):
+    snapshot ``registry`` for the next single estimate with the same packs and profile."""
+    if cache_folder() is None or (plugins and plugins_installed()):
+        return False
+    if registry.warnings or any(p.origin not in LOCAL_ORIGINS for p in registry.packs):
+        return False  # what plugins gave (or failed to give) is known only by asking them
+    sources = _sources(pack_dirs)
+    if sources is None:
+        return False
+    key = snapshot_key(sources, profile)
+    if _path(key) is not None and read_snapshot(key) is not None:
+        return True
+    from .snapshot_build import build_snapshot
+
+    return write_snapshot(key, build_snapshot(registry))
+
+
+def snapshot_estimate(pack_dirs: Iterable[str | os.PathLike[str]], profile: str | None,
+                      choices: Mapping[str, str | None], inputs: Mapping[str, Any],
+                      *, plugins: bool = True) -> tuple[EstimateView, list[str]] | None:
+    """The estimate of the scenario from a stored snapshot, with the warnings the full load
+    gave; ``None`` when the full path must answer (no snapshot, plugins installed, or a
+    scenario the snapshot path leaves to it)."""
+    if plugins and plugins_installed():
+        return None
+    sources = _sources(pack_dirs)
+    if sources is None:
+        return None
+    data = read_snapshot(snapshot_key(sources, profile))
+    if data is None:
+        return None
+    from .snapshot_estimate import SnapshotModel, estimate_from_snapshot
+
+    try:
+        view = estimate_from_snapshot(SnapshotModel(data), choices, inputs)
+    except Exception:  # noqa: BLE001 - data this version did not build: a miss, never a crash
+        return None
+    return None if view is None else (view, list(data.get("warnings", [])))

@@ -1,0 +1,244 @@
+"""A linked registry as plain data: what a single estimate needs, for ``snapshot.py`` to store.
+
+The snapshot holds, for the registry's profile, every formula as a parsed tree (nested
+lists, see ``scalar.tree_data``) in an order where each name comes after what it reads,
+the verdict rules, the selections with their candidates, the pack values each namespace
+binds (one table entry per entity), the inputs with their ranges and defaults, the name
+index of each selector, and what the view shows (names, units, sources). Nothing in it
+is code: ``snapshot_estimate.py`` rebuilds the formulas from the trees.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from .estimation import CANDIDATE_ONLY
+from .evaluator import collection_key
+from .graph import CANDIDATE_NAMESPACES, FormulaGraph
+from .namespaces import NAMESPACES, Entity, key_namespace, keyed_fields, namespace_fields
+from .registry import Registry
+from .scalar import tree_data
+from .scenario import SELECTORS, figure_value
+
+FORMAT = 1
+
+
+def _number(value: float) -> float | None:
+    """JSON has no NaN: an unknown figure is ``None`` in the file."""
+    return value if math.isfinite(value) else None
+
+
+class _Entities:
+    """The table of bound entities: one entry per entity object, referenced by index."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+        self._index: dict[int, int] = {}
+        self._keep: list[Entity] = []  # entities stay alive, so their ids stay unique
+
+    def add(self, entity: Entity) -> int:
+        found = self._index.get(id(entity))
+        if found is not None:
+            return found
+        namespace = entity.namespace
+        keyed = keyed_fields(namespace)
+        row: dict[str, Any] = {
+            "id": entity.id,
+            "fields": {name: _number(value.value) for name, value in entity.fields.items()},
+            "keyed": {},
+            "keys": {},
+        }
+        for field in keyed:
+            figures = getattr(entity.obj, field, None) or {}
+            row["keyed"][field] = {key: _number(float(figure.value))
+                                   for key, figure in figures.items()}
+        for other in NAMESPACES:  # what keyed fields of other namespaces read off this one
+            for key in keyed_fields(other).values():
+                attribute = key.partition(".")[2]
+                if key_namespace(key) == namespace and attribute:
+                    row["keys"][attribute] = str(getattr(entity.obj, attribute, None) or "")
+        self._index[id(entity)] = len(self.rows)
+        self._keep.append(entity)
+        self.rows.append(row)
+        return self._index[id(entity)]
+
+
+def _order(graph: FormulaGraph, roots: Iterable[str]) -> list[str]:
+    """``roots`` and every formula, ``arch.`` formula, selection and picked quantity they
+    read, each after what it reads (an iterative depth-first walk)."""
+    done: set[str] = set()
+    order: list[str] = []
+    for root in roots:
+        stack: list[tuple[str, bool]] = [(root, False)]
+        while stack:
+            name, expanded = stack.pop()
+            if name in done:
+                continue
+            if expanded:
+                done.add(name)
+                order.append(name)
+                continue
+            stack.append((name, True))
+            stack.extend((dep, False) for dep in sorted(_needs(graph, name)) if dep not in done)
+    return order
+
+
+def _needs(graph: FormulaGraph, name: str) -> frozenset[str]:
+    """What must be evaluated before ``name`` on the scenario's own row."""
+    if name in graph.selections:
+        # a selection's condition reads the row's values of everything its candidates do
+        # not rebind: all of it comes first
+        refs = graph.selections[name].refs
+        return frozenset(r for r in refs | _reads(graph, refs) if _evaluable(graph, r))
+    picked = graph.picked_quantity(name)
+    if picked is not None:
+        selection, quantity = picked
+        deps = {selection} | _reads(graph, {quantity})
+        deps |= {quantity} if _evaluable(graph, quantity) else set()
+        return frozenset(d for d in deps if _evaluable(graph, d))
+    read_from = graph.selection_of(name)
+    if read_from is not None:
+        return frozenset({read_from})
+    return frozenset(d for d in graph.dependencies(name) if _evaluable(graph, d))
+
+
+def _reads(graph: FormulaGraph, names: Iterable[str]) -> set[str]:
+    found: set[str] = set()
+    for name in names:
+        found |= graph.reads(name)
+    return found
+
+
+def _evaluable(graph: FormulaGraph, name: str) -> bool:
+    """A name computed on the row (not an input or a pack value, which are bound)."""
+    return (name in graph.formulas or name in graph.dispatched or name in graph.selections
+            or graph.picked_quantity(name) is not None or graph.selection_of(name) is not None)
+
+
+def _selection(registry: Registry, name: str, entities: _Entities,
+               collections: dict[str, list[dict[str, Any]]], order: list[str]
+               ) -> dict[str, Any]:
+    graph = registry.graph
+    node = graph.selections[name]
+    definition = node.definition
+    key = collection_key(definition)
+    candidates = list(registry.candidates().get(key, ()))
+    if key not in collections:
+        collections[key] = [
+            {"id": c.id, "label": c.label,
+             "entities": {ns: entities.add(e) for ns, e in c.entities.items()},
+             "inputs": {n: _number(v.value) for n, v in c.inputs.items()}}
+            for c in candidates]
+    namespaces = CANDIDATE_NAMESPACES[definition.candidates]
+    prefixes = tuple(f"{ns}." for ns in namespaces)
+    overridden = sorted(set.intersection(*(set(c.inputs) for c in candidates))) \
+        if candidates else []
+    keyed = [[ns, field, key_spec] for ns in NAMESPACES if ns not in namespaces
+             for field, key_spec in keyed_fields(ns).items()
+             if key_namespace(key_spec) in namespaces]
+    rebound = prefixes + tuple(overridden) + tuple(f"{ns}.{field}" for ns, field, _ in keyed)
+
+    def recompute(roots: Iterable[str]) -> list[str]:
+        """The formulas a candidate changes, each after what it reads (the others keep the
+        row's value)."""
+        return [n for n in _order(graph, roots)
+                if n in graph.formulas and graph.depends_on(n, rebound)]
+
+    picked = {q: recompute([q]) for n in order
+              if (p := graph.picked_quantity(n)) is not None and p[0] == name for q in [p[1]]}
+    computed = recompute(sorted(node.refs))
+    # what the candidates' formulas, condition and keys read: the row's values of these
+    # are copied into each candidate's values
+    reads = set(node.refs).union(*(graph.formulas[f].formula.refs for f in computed))
+    return {"recompute": computed, "picked": picked, "reads": sorted(reads),"location": node.location, "collection": key, "namespaces": list(namespaces),
+            "where": tree_data(node.where.tree),
+            "minimize": [tree_data(f.tree) for f in node.minimize],
+            "fields": {ns: list(namespace_fields(ns)) for ns in namespaces},
+            "overridden": overridden, "keyed": keyed}
+
+
+def _formula(graph: FormulaGraph, name: str) -> dict[str, Any]:
+    node = graph.formulas[name]
+    d = node.definition
+    return {"tree": tree_data(node.formula.tree), "unit": d.unit, "source": node.location,
+            "description": d.description, "precision": d.precision, "display": d.display,
+            "approximate": d.approximate}
+
+
+def build_snapshot(registry: Registry) -> dict[str, Any]:
+    """The snapshot of ``registry`` (its packs, in its profile) as JSON-ready data."""
+    graph = registry.graph
+    entities = _Entities()
+    shown = [n for n in graph.formulas if not graph.depends_on(n, CANDIDATE_ONLY)]
+    verdict_refs = sorted({r for v in graph.verdicts for r in v.when.refs})
+    order = _order(graph, [*shown, *verdict_refs, *graph.selections])
+    collections: dict[str, list[dict[str, Any]]] = {}
+    selections = {n: _selection(registry, n, entities, collections, order)
+                  for n in graph.selections}
+    picked = {n: list(p) for n in order if (p := graph.picked_quantity(n)) is not None}
+    formulas = {n: _formula(graph, n) for n in graph.formulas
+                if n in order or any(n in s["recompute"] or any(n in r for r in s["picked"].values())
+                                     for s in selections.values())}
+    bound: dict[str, dict[str, int]] = {}
+    for key in SELECTORS:
+        kind = "hardware" if key == "host" else key
+        bound[key] = {i: entities.add(registry.entity(key, i))
+                      for i in _ids(registry, kind)}
+    preset = registry.scenarios["default"]
+    return {
+        "format": FORMAT,
+        "profile": registry.profile,
+        "warnings": list(registry.warnings),
+        "order": order,
+        "formulas": formulas,
+        "shown": shown,
+        "dispatched": {n: {family: tree_data(f.formula.tree) for family, f in by.items()}
+                       for n, by in graph.dispatched.items()},
+        "verdicts": [{"id": v.rule.id, "label": v.rule.label, "source": v.location,
+                      "when": tree_data(v.when.tree)} for v in graph.verdicts],
+        "selections": selections,
+        "picked": picked,
+        "collections": collections,
+        "entities": entities.rows,
+        "bound": bound,
+        "fields": {ns: list(namespace_fields(ns)) for ns in NAMESPACES},
+        "keyed": [[ns, field, key] for ns in NAMESPACES
+                  for field, key in keyed_fields(ns).items()],
+        "names": {key: [{form: sorted(ids) for form, ids in stage.items()}
+                        for stage in registry.name_index(key)] for key in SELECTORS},
+        "inputs": {n: _input(node) for n, node in graph.inputs.items()},
+        "preset": {"choices": {key: getattr(preset, key) for key in SELECTORS},
+                   "inputs": {n: v for n, v in preset.inputs.items()}},
+        "models": {i: {"name": m.name, "family": m.family or "",
+                       "checkpoint_format": m.checkpoint_format,
+                       "experts": figure_value(getattr(m, "num_experts", None)),
+                       "heads": figure_value(getattr(m, "num_attention_heads", None))}
+                   for i, m in registry.models.items()},
+        "hardware": {i: {"name": h.display_name, "backend": h.backend}
+                     for i, h in registry.hardware.items()},
+        "engines": {i: {"name": e.name, "kv_types": list(e.kv_types),
+                        "splits_tensors": bool(e.splits_tensors),
+                        "kv_from_budget": bool(e.kv_from_budget)}
+                    for i, e in registry.engines.items()},
+        "quants": {i: {"size_basis": f.size_basis, "requires_experts": bool(f.requires_experts)}
+                   for i, (f, _) in registry.quant_formats.items()},
+        "workloads": {i: {"quant": w.quant} for i, w in registry.workloads.items()},
+    }
+
+
+def _ids(registry: Registry, kind: str) -> list[str]:
+    tables: dict[str, Iterable[str]] = {
+        "model": registry.models, "hardware": registry.hardware, "engine": registry.engines,
+        "workload": registry.workloads, "quant": registry.quant_formats,
+        "kv": registry.kv_types}
+    return list(tables[kind])
+
+
+def _input(node: Any) -> dict[str, Any]:
+    d = node.definition
+    return {"type": d.type, "unit": d.unit, "minimum": d.minimum,
+            "exclusive_minimum": d.exclusive_minimum, "maximum": d.maximum,
+            "choices": dict(d.choices), "default": d.default, "source": d.source,
+            "at": str(node.at)}
