@@ -2,10 +2,12 @@
 
     python benchmarks/bench_estimate.py
 
-1. A plain ``fitproof estimate`` with a warm pack cache against a cold one (the cache
-   keeps YAML parsing and schema validation off the hot path), and ``fitproof report``
-   of the default scenario.
-2. ``import fitproof`` and an estimate must not import sympy or jsonschema when cached.
+1. A single ``fitproof estimate --json`` from the compiled snapshot, through the full
+   path with a warm pack cache and with none, ``fitproof report`` of the default scenario,
+   the interpreter's start, and llmfit's ``plan`` when llmfit is installed (issue 11's
+   target: the snapshot estimate at most 0.7x of llmfit), side by side.
+2. What ``import fitproof`` and a warm single estimate import (none of numpy, sympy,
+   jsonschema, yaml, cattrs, pluggy or attrs from the snapshot).
 3. A table of every hardware pack × every quantization × six contexts, evaluated as one
    vectorised batch against one estimate per scenario.
 4. ``fitproof sweep`` of every model × every accelerator × 4 formats × 4 contexts to CSV
@@ -15,6 +17,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -22,33 +25,61 @@ import tempfile
 import time
 
 
-def _cli_seconds(env: dict[str, str], runs: int, command: str = "estimate") -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "fitproof", command, "--no-plugins"],
-                       env=env, check=True, capture_output=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+RUNS = 11
+ESTIMATE = ["estimate", "Qwen/Qwen3-8B", "--context", "8192", "--quant", "Q4_K_M", "--json"]
+LLMFIT = ["plan", "Qwen/Qwen3-8B", "--context", "8192", "--quant", "Q4_K_M", "--json"]
+
+
+def _median_seconds(commands: dict[str, tuple[list[str], dict[str, str]]]) -> dict[str, float]:
+    """Median wall time of each command, the commands run in turn RUNS times (so that a
+    slower moment of the machine falls on all of them alike)."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(RUNS):
+        for name, (argv, env) in commands.items():
+            start = time.perf_counter()
+            subprocess.run(argv, env=env, check=True, capture_output=True)
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def _llmfit() -> str | None:
+    """llmfit's binary (pip install llmfit), from LLMFIT or the PATH."""
+    return os.environ.get("LLMFIT") or shutil.which("llmfit")
 
 
 def bench_cli() -> None:
+    """A single estimate: from the compiled snapshot, through the full path (with a warm
+    pack cache, and with none), against the interpreter's start and llmfit's plan."""
+    # bytecode caches as a user's install has them (some sandboxes turn them off)
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    fitproof = [sys.executable, "-m", "fitproof"]
     with tempfile.TemporaryDirectory() as cache:
-        cold_env = {**os.environ, "FITPROOF_CACHE_DIR": "off"}
-        warm_env = {**os.environ, "FITPROOF_CACHE_DIR": cache}
-        _cli_seconds(warm_env, 1)  # fill the cache
-        cold = _cli_seconds(cold_env, 5)
-        warm = _cli_seconds(warm_env, 5)
-        report = _cli_seconds(warm_env, 5, "report")
-        baseline = statistics.median(
-            [_time(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True))
-             for _ in range(5)])
-    print(f"cli estimate, no cache:    {cold * 1000:7.1f} ms")
-    print(f"cli estimate, warm cache:  {warm * 1000:7.1f} ms   (python startup alone "
-          f"{baseline * 1000:.1f} ms)")
-    print(f"  cold / warm = {cold / warm:.2f}x")
-    print(f"cli report (default scenario, warm cache): {report * 1000:7.1f} ms "
-          f"(target: well under 1000 ms)")
+        warm = {**base, "FITPROOF_CACHE_DIR": cache}
+        cold = {**base, "FITPROOF_CACHE_DIR": "off"}
+        subprocess.run(fitproof + ESTIMATE, env=warm, check=True, capture_output=True)
+        commands = {
+            "estimate from the snapshot": (fitproof + ESTIMATE, warm),
+            # --strict skips the snapshot: the full path with the warm pack cache
+            "estimate, full path, pack cache": (fitproof + ESTIMATE + ["--strict"], warm),
+            "estimate, full path, no cache": (fitproof + ESTIMATE, cold),
+            "report, default scenario": (fitproof + ["report"], warm),
+            "python -c pass": ([sys.executable, "-c", "pass"], base),
+            "python -S -c pass (no site)": ([sys.executable, "-S", "-c", "pass"], base),
+        }
+        llmfit = _llmfit()
+        if llmfit:
+            commands["llmfit plan (Rust)"] = ([llmfit, *LLMFIT], base)
+        seconds = _median_seconds(commands)
+    snapshot = seconds["estimate from the snapshot"]
+    print(f"single estimate ({' '.join(ESTIMATE)}), median of {RUNS} runs:")
+    for name, value in seconds.items():
+        print(f"  {name:34s} {value * 1000:7.1f} ms   snapshot / this = {snapshot / value:5.2f}")
+    if llmfit:
+        ratio = snapshot / seconds["llmfit plan (Rust)"]
+        print(f"  snapshot estimate / llmfit plan = {ratio:.2f}x (issue 11's target: <= 0.70x)")
+    else:
+        print("  llmfit is not installed (pip install llmfit, or LLMFIT=/path/to/llmfit): "
+              "the comparison with it is skipped")
 
 
 def _time(action) -> float:
@@ -57,16 +88,24 @@ def _time(action) -> float:
     return time.perf_counter() - start
 
 
+HEAVY = ("numpy", "sympy", "jsonschema", "yaml", "cattrs", "pluggy", "attr")
+
+
 def bench_imports() -> None:
+    """What ``import fitproof`` and a warm single estimate import, of the heavy libraries."""
+    code = ("import sys\nfrom fitproof.cli import main\nmain(sys.argv[1:])\n"
+            f"print(' '.join(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))))")
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "FITPROOF_CACHE_DIR": cache}
-        code = ("import sys, fitproof; r = fitproof.load_registry(plugins=False); "
-                "fitproof.estimate(registry=r); "
-                "print(' '.join(m for m in ('sympy', 'jsonschema') if m in sys.modules))")
-        subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True)
-        out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
-                             capture_output=True, text=True).stdout.strip()
-    print(f"heavy modules imported by a cached estimate: {out or 'none'}")
+        bare = subprocess.run([sys.executable, "-c", "import sys, fitproof; print(len([m for m "
+                               "in sys.modules if m.startswith('fitproof')]))"], env=env,
+                              check=True, capture_output=True, text=True).stdout.strip()
+        runs = [subprocess.run([sys.executable, "-c", code, *ESTIMATE], env=env, check=True,
+                               capture_output=True, text=True).stdout.strip().splitlines()[-1]
+                for _ in range(2)]
+    print(f"import fitproof loads {bare} fitproof module(s)")
+    print(f"heavy libraries imported: full path {runs[0] or 'none'}; "
+          f"from the snapshot {runs[1] or 'none'}")
 
 
 def bench_table() -> None:

@@ -8,7 +8,6 @@ evaluated, and :func:`render` turns it into text in a registered output format.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -215,6 +214,8 @@ def pack(registry: Registry, name: str, kind: str | None = None) -> PackView:
     if not matches:
         matches = _by_alias(registry, name, kind)
     if not matches:
+        import difflib
+
         ids = sorted({p.id for p in registry.packs if not kind or p.kind == kind})
         close = difflib.get_close_matches(name.lower(), ids, n=3, cutoff=0.5)
         raise UnknownIdError(kind or "pack", name, close)

@@ -2,15 +2,16 @@
 renderer reads (``fitproof estimate``).
 
 Apart from ``views.py``, which re-exports them, so that the snapshot path of a single
-estimate builds these without creating every other view class.
+estimate builds these without creating every other view class. They are named tuples
+(immutable, compared by value, cheap to define) rather than dataclasses, whose machinery
+costs a single estimate more time than its arithmetic.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from .specs import Location
@@ -18,8 +19,7 @@ if TYPE_CHECKING:
 SELECTORS = ("model", "hardware", "quant", "kv", "engine", "workload", "host")
 
 
-@dataclass(frozen=True, slots=True)
-class Scenario:
+class Scenario(NamedTuple):
     """Every choice and input of one evaluation, resolved to pack ids and numbers."""
 
     model: str
@@ -30,8 +30,18 @@ class Scenario:
     workload: str
     host: str  # the machine whose memory holds offloaded weights (a cpu hardware pack)
     inputs: Mapping[str, float]
-    origins: Mapping[str, Location] = field(default_factory=dict, compare=False)
+    origins: Mapping[str, Location] = {}  # where each choice and input came from; not compared
     backend: str | None = None  # the device's compute backend, when not its pack's own
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Scenario):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in self._fields if f != "origins")
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form: the five ids, then every input."""
@@ -46,8 +56,7 @@ class Scenario:
         return result
 
 
-@dataclass(frozen=True, slots=True)
-class Quantity:
+class Quantity(NamedTuple):
     """A computed value (``None`` when it cannot be computed for this scenario)."""
 
     name: str
@@ -60,15 +69,13 @@ class Quantity:
     approximate: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(NamedTuple):
     id: str
     label: str
     source: str
 
 
-@dataclass(frozen=True, slots=True)
-class EstimateView:
+class EstimateView(NamedTuple):
     """One evaluated scenario as a renderer sees it: names, quantities, verdict, picks."""
 
     scenario: Scenario

@@ -14,9 +14,8 @@ import os
 import stat
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from dataclasses import dataclass, field
 
 from .errors import Problem
 
@@ -43,23 +42,24 @@ def package_folder(package: str) -> Path | Traversable:
     return files(package)
 
 
-@dataclass(frozen=True, slots=True)
-class PackRoot:
+class PackRoot(NamedTuple):
     """A folder (or file) of packs and who provided it."""
 
-    root: Path | Traversable = field(compare=False)
+    root: Path | Traversable
     origin: str
     label: str
 
 
-@dataclass(frozen=True, slots=True)
-class PackSource:
+class PackSource(NamedTuple):
     """One pack file found under a root: its display path and raw bytes."""
 
     path: str
     origin: str
     stem: str
-    raw: bytes = field(repr=False)
+    raw: bytes
+
+    def __repr__(self) -> str:
+        return f"PackSource(path={self.path!r}, origin={self.origin!r}, {len(self.raw):,} bytes)"
 
     @property
     def digest(self) -> str:

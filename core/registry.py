@@ -17,7 +17,7 @@ from .candidates import CandidatePool
 from .errors import PackError, Problem, UnknownIdError
 from .formats import Formats
 from .graph import FormulaGraph
-from .names import matching_ids, name_forms, name_key
+from .names import matching_ids, name_key, name_stages
 from .namespaces import Entity
 from .profiles import profile_graph
 from .quant_formats import resolve_format
@@ -109,17 +109,12 @@ class Registry:
         punctuation): the ids each form of a name belongs to. Built once per kind, so a
         lookup does not scan every pack."""
         if kind not in self._name_index:
-            stages: tuple[dict[str, set[str]], ...] = ({}, {}, {})
-            for key, options in self._names(kind).items():
-                for option in options:
-                    for stage, form in zip(stages, name_forms(option)):
-                        stage.setdefault(form, set()).add(key)
-            self._name_index[kind] = stages
+            self._name_index[kind] = name_stages(self._names(kind))
         return self._name_index[kind]
 
-    def name_index(self, kind: str) -> tuple[dict[str, set[str]], ...]:
-        """The name index of ``kind``: one table per matching stage, name form → ids."""
-        return self._index(kind)
+    def names_of_kind(self, kind: str) -> dict[str, list[str]]:
+        """Every ``kind`` pack's id → the names it answers to (see :meth:`resolve`)."""
+        return {key: list(names) for key, names in self._names(kind).items()}
 
     def named(self, name: str, kind: str | None = None) -> list[tuple[str, str]]:
         """``(kind, id)`` of the packs whose id or alias is ``name``, matched as

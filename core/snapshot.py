@@ -18,6 +18,7 @@ The folder keeps the ``KEEP`` most recently used snapshots.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -193,13 +194,21 @@ def snapshot_estimate(pack_dirs: Iterable[str | os.PathLike[str]], profile: str 
     sources = _sources(pack_dirs)
     if sources is None:
         return None
-    data = read_snapshot(snapshot_key(sources, profile))
-    if data is None:
-        return None
-    from .snapshot_estimate import SnapshotModel, estimate_from_snapshot
-
+    # the snapshot's many small objects hold no cycles: collecting garbage while they are
+    # made only costs time
+    collecting = gc.isenabled()
+    gc.disable()
     try:
-        view = estimate_from_snapshot(SnapshotModel(data), choices, inputs)
-    except Exception:  # noqa: BLE001 - data this version did not build: a miss, never a crash
-        return None
+        data = read_snapshot(snapshot_key(sources, profile))
+        if data is None:
+            return None
+        from .snapshot_estimate import SnapshotModel, estimate_from_snapshot
+
+        try:
+            view = estimate_from_snapshot(SnapshotModel(data), choices, inputs)
+        except Exception:  # noqa: BLE001 - data this version did not build: a miss
+            return None
+    finally:
+        if collecting:
+            gc.enable()
     return None if view is None else (view, list(data.get("warnings", [])))

@@ -44,21 +44,27 @@ class _Entities:
             return found
         namespace = entity.namespace
         keyed = keyed_fields(namespace)
+        # a figure the pack leaves out is absent (read as unknown), and so is an empty table
         row: dict[str, Any] = {
             "id": entity.id,
-            "fields": {name: _number(value.value) for name, value in entity.fields.items()},
-            "keyed": {},
-            "keys": {},
+            "fields": {name: value.value for name, value in entity.fields.items()
+                       if math.isfinite(value.value)},
         }
+        keyed_figures = {}
         for field in keyed:
             figures = getattr(entity.obj, field, None) or {}
-            row["keyed"][field] = {key: _number(float(figure.value))
-                                   for key, figure in figures.items()}
+            keyed_figures[field] = {key: _number(float(figure.value))
+                                    for key, figure in figures.items()}
+        keys = {}
         for other in NAMESPACES:  # what keyed fields of other namespaces read off this one
             for key in keyed_fields(other).values():
                 attribute = key.partition(".")[2]
                 if key_namespace(key) == namespace and attribute:
-                    row["keys"][attribute] = str(getattr(entity.obj, attribute, None) or "")
+                    keys[attribute] = str(getattr(entity.obj, attribute, None) or "")
+        if any(keyed_figures.values()):
+            row["keyed"] = keyed_figures
+        if keys:
+            row["keys"] = keys
         self._index[id(entity)] = len(self.rows)
         self._keep.append(entity)
         self.rows.append(row)
@@ -206,8 +212,7 @@ def build_snapshot(registry: Registry) -> dict[str, Any]:
         "fields": {ns: list(namespace_fields(ns)) for ns in NAMESPACES},
         "keyed": [[ns, field, key] for ns in NAMESPACES
                   for field, key in keyed_fields(ns).items()],
-        "names": {key: [{form: sorted(ids) for form, ids in stage.items()}
-                        for stage in registry.name_index(key)] for key in SELECTORS},
+        "names": {key: registry.names_of_kind(key) for key in SELECTORS},
         "inputs": {n: _input(node) for n, node in graph.inputs.items()},
         "preset": {"choices": {key: getattr(preset, key) for key in SELECTORS},
                    "inputs": {n: v for n, v in preset.inputs.items()}},

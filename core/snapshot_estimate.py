@@ -16,7 +16,7 @@ from typing import Any
 
 from .errors import InputError
 from .input_checks import checked_input, tensor_split_problem
-from .names import matching_ids
+from .names import LazyStages, matching_ids
 from .scalar import INF, NAN, Scalar, compile_data, finite
 from .estimate_view import SELECTORS, EstimateView, Quantity, Scenario, Verdict
 
@@ -64,10 +64,16 @@ class SnapshotModel:
         # a candidate changes, which are computed for it)
         self.row_reads = {n: [r for r in s["reads"] if r not in set(s["recompute"])]
                           for n, s in data["selections"].items()}
+        self._name_stages: dict[str, LazyStages] = {}
         self._candidate_overlays: dict[tuple[Any, ...],
                                        list[tuple[dict[str, float], list[tuple[str, str, str]]]]] = {}
 
     # -- resolution ---------------------------------------------------------------------
+    def _stages(self, kind: str) -> LazyStages:
+        if kind not in self._name_stages:
+            self._name_stages[kind] = LazyStages(self.data["names"][kind])
+        return self._name_stages[kind]
+
     def resolve(self, choices: Mapping[str, str | None],
                 inputs: Mapping[str, Any]) -> Scenario | None:
         """The scenario as ``resolve_scenario`` resolves it, or ``None`` where it would
@@ -83,7 +89,7 @@ class SnapshotModel:
                 name = implied or preset["choices"][key]
             if not isinstance(name, str):
                 return None
-            hits = matching_ids(data["names"][key], name)
+            hits = matching_ids(self._stages(key), name)
             if len(hits) != 1:
                 return None
             resolved[key] = hits[0]
@@ -129,8 +135,9 @@ class SnapshotModel:
             if entity is None:  # offers and providers: bound only inside a selection
                 env.update((f"{namespace}.{f}", NAN) for f in fields)
                 continue
-            for field, value in entity["fields"].items():
-                env[f"{namespace}.{field}"] = _value(value)
+            values = entity["fields"]  # a figure the pack leaves out is absent: unknown
+            for field in fields:
+                env[f"{namespace}.{field}"] = _value(values.get(field))
         for namespace, field, key in data["keyed"]:
             entity = bound.get(namespace)
             env[f"{namespace}.{field}"] = (
@@ -327,12 +334,12 @@ _LARGEST = 1.7976931348623157e308
 def _key_value(key: str, entity: Mapping[str, Any]) -> str:
     """What a keyed field is looked up by: the entity's id or one of its fields."""
     attribute = key.partition(".")[2]
-    return str(entity["id"]) if not attribute else str(entity["keys"].get(attribute, ""))
+    return str(entity["id"]) if not attribute else str(entity.get("keys", {}).get(attribute, ""))
 
 
 def _keyed(entity: Mapping[str, Any], field: str, key: str) -> float:
     """Field ``field`` (one figure per key) of ``entity`` for ``key``, else for ``default``."""
-    figures: Mapping[str, float | None] = entity["keyed"].get(field, {})
+    figures: Mapping[str, float | None] = entity.get("keyed", {}).get(field, {})
     if key not in figures and "default" in figures:
         key = "default"
     return _value(figures.get(key))

@@ -12,8 +12,6 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 
-import dataclasses
-
 import attrs
 
 from .errors import FitproofError, InputError
@@ -122,7 +120,7 @@ def sweep(registry: Registry, axes: SweepAxes, progress: Progress | None = None)
                     data[name].append(math.nan)
             done += len(axes.hardware)
             continue
-        pending.extend(dataclasses.replace(base, hardware=h) for h in axes.hardware)
+        pending.extend(base._replace(hardware=h) for h in axes.hardware)
         if len(pending) >= CHUNK:
             flush()
     flush()
