@@ -47,12 +47,19 @@ def _llmfit() -> str | None:
     return os.environ.get("LLMFIT") or shutil.which("llmfit")
 
 
+def _fitproof_command() -> list[str]:
+    """The ``fitproof`` command as a user runs it: the console script installed next to this
+    interpreter (``python -m fitproof`` adds runpy's start-up when there is none)."""
+    script = os.path.join(os.path.dirname(sys.executable), "fitproof")
+    return [script] if os.path.exists(script) else [sys.executable, "-m", "fitproof"]
+
+
 def bench_cli() -> None:
     """A single estimate: from the compiled snapshot, through the full path (with a warm
     pack cache, and with none), against the interpreter's start and llmfit's plan."""
     # bytecode caches as a user's install has them (some sandboxes turn them off)
     base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    fitproof = [sys.executable, "-m", "fitproof"]
+    fitproof = _fitproof_command()
     with tempfile.TemporaryDirectory() as cache:
         warm = {**base, "FITPROOF_CACHE_DIR": cache}
         cold = {**base, "FITPROOF_CACHE_DIR": "off"}
@@ -94,7 +101,7 @@ HEAVY = ("numpy", "sympy", "jsonschema", "yaml", "cattrs", "pluggy", "attr")
 def bench_imports() -> None:
     """What ``import fitproof`` and a warm single estimate import, of the heavy libraries."""
     code = ("import sys\nfrom fitproof.cli import main\nmain(sys.argv[1:])\n"
-            f"print(' '.join(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))))")
+            f"print('heavy:', ' '.join(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))))")
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "FITPROOF_CACHE_DIR": cache}
         bare = subprocess.run([sys.executable, "-c", "import sys, fitproof; print(len([m for m "
@@ -102,7 +109,7 @@ def bench_imports() -> None:
                               check=True, capture_output=True, text=True).stdout.strip()
         runs = [subprocess.run([sys.executable, "-c", code, *ESTIMATE], env=env, check=True,
                                capture_output=True, text=True).stdout.strip().splitlines()[-1]
-                for _ in range(2)]
+                .removeprefix("heavy:").strip() for _ in range(2)]
     print(f"import fitproof loads {bare} fitproof module(s)")
     print(f"heavy libraries imported: full path {runs[0] or 'none'}; "
           f"from the snapshot {runs[1] or 'none'}")

@@ -9,7 +9,6 @@ through links is walked once.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from collections.abc import Iterable, Iterator, Mapping
@@ -21,6 +20,11 @@ from .errors import Problem
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
+
+try:  # CPython's own BLAKE2, without the OpenSSL library importing hashlib loads
+    from _blake2 import blake2b as blake2b
+except ImportError:  # pragma: no cover - another interpreter
+    from hashlib import blake2b as blake2b
 
 MAX_PACK_BYTES = 1_000_000
 PACK_SUFFIXES = (".yaml", ".yml")
@@ -63,7 +67,7 @@ class PackSource(NamedTuple):
 
     @property
     def digest(self) -> str:
-        return hashlib.blake2b(self.raw, digest_size=20).hexdigest()
+        return blake2b(self.raw, digest_size=20).hexdigest()
 
 
 def _walk(folder: Path | Traversable, prefix: str, seen: set[str] | None = None

@@ -10,7 +10,7 @@ imported.
 
 A snapshot is used only when it can be trusted to give the full path's numbers: its file
 passes the cache folder's checks (``cache_paths.read_private``), its header names the key
-and the SHA-256 of its body, and the body is the format this version writes. Anything else
+and the BLAKE2b digest of its body, and the body is the format this version writes. Anything else
 (a malformed, truncated, tampered or foreign entry) is a miss, and the full path runs.
 Installed plugins always take the full path: their packs are known only by calling them.
 The folder keeps the ``KEEP`` most recently used snapshots.
@@ -19,7 +19,6 @@ The folder keeps the ``KEEP`` most recently used snapshots.
 from __future__ import annotations
 
 import gc
-import hashlib
 import json
 import os
 import sys
@@ -28,7 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cache_paths import cache_folder, read_private, write_private
-from .pack_files import PackRoot, PackSource, find_pack_files, local_pack_roots, package_folder
+from .pack_files import (PackRoot, PackSource, blake2b, find_pack_files, local_pack_roots,
+                         package_folder)
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def _code_fingerprint() -> str:
     """The size and modification time of fitproof's modules and schemas (as Python checks
     its bytecode caches): a snapshot built by other code is a miss, even at the same
     version number (an editable install being worked on)."""
-    digest = hashlib.blake2b(digest_size=20)
+    digest = blake2b(digest_size=20)
     package = Path(__file__).resolve().parent
     schemas = package_folder("fitproof.schemas")
     folders = [package, package / "specs", package / "renderers"]
@@ -99,7 +99,7 @@ def _code_fingerprint() -> str:
 
 def snapshot_key(sources: Iterable[PackSource], profile: str | None) -> str:
     """The key of the snapshot of ``sources`` in ``profile``."""
-    digest = hashlib.sha256()
+    digest = blake2b()
     digest.update(f"{FORMAT}\0{__version__}\0{_code_fingerprint()}\0{profile!r}\0".encode())
     for source in sources:
         digest.update(f"{source.path}\0{source.origin}\0{source.digest}\0".encode())
@@ -131,7 +131,7 @@ def read_snapshot(key: str) -> dict[str, Any] | None:
     try:
         header = json.loads(head)
         if (not isinstance(header, dict) or header.get("key") != key
-                or header.get("sha256") != hashlib.sha256(body).hexdigest()):
+                or header.get("blake2b") != blake2b(body).hexdigest()):
             return None
         data = json.loads(body)
     except (ValueError, RecursionError):
@@ -151,7 +151,7 @@ def write_snapshot(key: str, data: Mapping[str, Any]) -> bool:
     if path is None:
         return False
     body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    header = json.dumps({"key": key, "sha256": hashlib.sha256(body).hexdigest()}).encode()
+    header = json.dumps({"key": key, "blake2b": blake2b(body).hexdigest()}).encode()
     if not write_private(path, header + _HEADER_END + body):
         return False
     try:

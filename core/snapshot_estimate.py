@@ -62,8 +62,9 @@ class SnapshotModel:
                          for n, s in data["selections"].items()}
         # per selection: the row values its candidates read as they are (not the formulas
         # a candidate changes, which are computed for it)
-        self.row_reads = {n: [r for r in s["reads"] if r not in set(s["recompute"])]
-                          for n, s in data["selections"].items()}
+        self.row_reads = {n: [r for r in s["reads"] if r not in changed]
+                          for n, s in data["selections"].items()
+                          for changed in [set(s["recompute"])]}
         self._name_stages: dict[str, LazyStages] = {}
         self._candidate_overlays: dict[tuple[Any, ...],
                                        list[tuple[dict[str, float], list[tuple[str, str, str]]]]] = {}
@@ -203,6 +204,16 @@ class SnapshotModel:
         if found is None:
             found = self._candidate_overlays[key] = []
             entities = self.data["entities"]
+            keyed_specs = [(ns, field, k, k.partition(".")[0]) for ns, field, k in selection["keyed"]]
+            known: dict[tuple[str, int], str] = {}
+
+            def key_of(key: str, namespace: str, index: int) -> str:
+                """The key the candidate's entity ``index`` gives (once per entity)."""
+                found_key = known.get((key, index))
+                if found_key is None:
+                    found_key = known[(key, index)] = _key_value(key, entities[index])
+                return found_key
+
             # what the formulas, conditions and keys of every selection over this list read
             read = {r for s in self.data["selections"].values()
                     if s["collection"] == selection["collection"]
@@ -219,8 +230,8 @@ class SnapshotModel:
                             overlay[name_read] = _value(fields.get(field))
                 for input_name in selection["overridden"]:
                     overlay[input_name] = _value(candidate["inputs"][input_name])
-                keys = [(namespace, field, _key_value(k, own[k.partition(".")[0]]))
-                        for namespace, field, k in selection["keyed"]]
+                keys = [(namespace, field, key_of(k, key_ns, candidate["entities"][key_ns]))
+                        for namespace, field, k, key_ns in keyed_specs]
                 found.append((overlay, keys))
         return found
 

@@ -196,7 +196,7 @@ def _rewrite(path: Path, body: bytes, *, rehash: bool) -> None:
     header = json.loads(head)
     if rehash:
         import hashlib
-        header["sha256"] = hashlib.sha256(body).hexdigest()
+        header["blake2b"] = hashlib.blake2b(body).hexdigest()
     path.write_bytes(json.dumps(header).encode() + b"\n" + body)
 
 
