@@ -10,8 +10,11 @@
    jsonschema, yaml, cattrs, pluggy or attrs from the snapshot).
 3. A table of every hardware pack × every quantization × six contexts, evaluated as one
    vectorised batch against one estimate per scenario.
-4. ``fitproof sweep`` of every model × every accelerator × 4 formats × 4 contexts to CSV
+4. ``estimate_columns`` of 100,000 scenarios end to end: rate and peak memory.
+5. ``fitproof sweep`` of every model × every accelerator × 4 formats × 4 contexts to CSV
    (issue 11's target: 5 s), against the interpreter's start alone.
+6. ``fitproof report`` with 0, 50, 500 and 5,000 extra accelerator packs (issue 11's
+   target: 1,000 extra packs at most 4x the built-in report).
 """
 
 from __future__ import annotations
@@ -155,8 +158,88 @@ def bench_sweep() -> None:
     print(f"  sweep / bare python start = {seconds / bare:.0f}x")
 
 
+def _hardware_packs(folder: str, count: int) -> None:
+    """``count`` accelerator packs written from the hardware template, each its own id."""
+    template = open(os.path.join(os.path.dirname(__file__), "..", "examples",
+                                 "hardware-template.yaml"), encoding="utf-8").read()
+    os.makedirs(folder, exist_ok=True)
+    for index in range(count):
+        pack_id = f"bench-card-{index:05d}"
+        text = (template.replace("id: acme-x1-48gb", f"id: {pack_id}")
+                .replace("name: X1 48GB", f"name: Bench Card {index}")
+                .replace("aliases: [X1, Acme X1]", "aliases: []")
+                .replace("memory_gb: 48", f"memory_gb: {16 + index % 128}"))
+        with open(os.path.join(folder, f"{pack_id}.yaml"), "w", encoding="utf-8") as out:
+            out.write(text)
+
+
+def bench_report_vs_packs() -> None:
+    """``fitproof report`` of the default scenario with 0, 50, 500 and 5,000 extra
+    accelerator packs (warm pack cache): the report ranks every accelerator, so it grows
+    with their number; it should grow linearly, not faster."""
+    fitproof = _fitproof_command()
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    results = []
+    for count in (0, 50, 500, 5000):
+        with tempfile.TemporaryDirectory() as work:
+            env = {**base, "FITPROOF_CACHE_DIR": os.path.join(work, "cache")}
+            argv = [*fitproof, "report", "--no-plugins"]
+            if count:
+                _hardware_packs(os.path.join(work, "packs"), count)
+                argv += ["--pack-dir", os.path.join(work, "packs")]
+            subprocess.run(argv, env=env, check=True, capture_output=True)  # fill the cache
+            seconds = statistics.median(
+                _time(lambda: subprocess.run(argv, env=env, check=True, capture_output=True))
+                for _ in range(3))
+        results.append((count, seconds))
+    built_in = results[0][1]
+    print("report of the default scenario vs extra accelerator packs (warm pack cache):")
+    for count, seconds in results:
+        per = "" if not count else f"   +{(seconds - built_in) / count * 1000:.2f} ms per pack"
+        print(f"  {count:5d} extra packs  {seconds:6.2f} s   {seconds / built_in:5.2f}x the "
+              f"built-in report{per}")
+
+
+def bench_columns() -> None:
+    """``estimate_columns`` of 100,000 scenarios (every model x accelerator x contexts),
+    resolved and evaluated, in a fresh interpreter: rate and peak memory (issue 11's
+    targets: >= 100,000 scenarios/s and <= 300 MiB)."""
+    code = """
+import resource, time
+import fitproof
+from fitproof import api
+registry = fitproof.load_registry(plugins=False)
+start = time.perf_counter()
+scenarios = []
+for model in registry.models:
+    for context in range(1024, 23 * 1024, 1024):
+        try:
+            base = api.scenario(registry, model=model, hardware="rtx-4090", inputs={"context": context})
+        except fitproof.InputError:
+            continue
+        scenarios.extend(base._replace(hardware=h) for h in sorted(registry.accelerators))
+scenarios = scenarios[:100_000]
+columns = api.estimate_columns(scenarios, ("total_gib", "decode_tps", "prefill_tps", "ttft_s"),
+                               registry=registry)
+seconds = time.perf_counter() - start
+print(len(scenarios), seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "FITPROOF_CACHE_DIR": cache}
+        runs = [subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                               capture_output=True, text=True).stdout.split()
+                for _ in range(3)]
+    count, seconds, peak = int(runs[0][0]), statistics.median(float(r[1]) for r in runs), \
+        statistics.median(float(r[2]) for r in runs)
+    print(f"estimate_columns of {count:,} scenarios, resolved and evaluated: {seconds:.2f} s "
+          f"({count / seconds:,.0f} scenarios/s; target 100,000), peak memory {peak:.0f} MiB "
+          "(target 300 MiB; the process with the packs loaded included)")
+
+
 if __name__ == "__main__":
     bench_cli()
     bench_imports()
     bench_table()
+    bench_columns()
     bench_sweep()
+    bench_report_vs_packs()

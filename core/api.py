@@ -45,7 +45,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "Formats", "Registry", "Scenario", "__version__", "RenderOptions", "accuracy", "estimate",
-    "estimate_from_snapshot", "estimate_many", "estimate_view", "render_estimate", "store_snapshot",
+    "estimate_columns", "estimate_from_snapshot", "estimate_many", "estimate_view", "render_estimate", "store_snapshot",
     "explain", "import_gguf", "import_hf", "load", "load_registry", "models", "output_formats",
     "pack", "packs", "parse_parameters", "parse_tokens",
     "render", "report", "scenario", "sweep", "validate_packs", "write_parquet",
@@ -106,10 +106,22 @@ def estimate(model: str | None = None, hardware: str | None = None, *,
 
 
 def estimate_many(scenarios: Iterable[Scenario], *, registry: Registry) -> Batch:
-    """Evaluate many resolved scenarios in one vectorised pass (see :class:`Batch`)."""
+    """Evaluate many resolved scenarios in one vectorised pass (see :class:`Batch`): each
+    quantity as an array with ``Batch.array(name)`` (``Batch.values(name)`` converts to a
+    list), every derivation on request."""
     from .estimation import Batch
 
     return Batch(registry, list(scenarios))
+
+
+def estimate_columns(scenarios: Sequence[Scenario], names: Sequence[str], *,
+                     registry: Registry) -> dict[str, Any]:
+    """Quantities ``names`` of many resolved scenarios as float arrays, and ``"verdict"``
+    (ids), evaluated in chunks: for large tables, where :func:`estimate_many` would keep
+    every intermediate quantity of every scenario."""
+    from .estimation import estimate_columns as columns
+
+    return columns(registry, scenarios, names)
 
 
 def estimate_view(registry: Registry, resolved: Scenario) -> EstimateView:
@@ -179,20 +191,20 @@ def models(registry: Registry, *, hardware: str | None = None, search: str | Non
            context: int | None = None, include_all: bool = False,
            sort: str = "size") -> ModelsView:
     """``fitproof models``: the models matching a search, evaluated on ``hardware`` if given."""
-    from .queries import models_on, search_models
-
+    from .queries import evaluate_models, matching_models, rank, within_size
     from .views import ModelsView
 
-    found = search_models(registry, search, family=family, min_params=min_params,
-                          max_params=max_params)
+    chosen = matching_models(registry, search, family=family)
     if hardware is None:
-        return ModelsView(tuple(found))
+        return ModelsView(tuple(within_size(evaluate_models(registry, chosen), min_params,
+                                            max_params)))
     hardware_id = registry.resolve("hardware", hardware)
-    wanted = {row.model for row in found}
-    rows = models_on(registry, hardware_id, quant=quant, context=context,
-                     include_all=include_all, sort=sort)
-    return ModelsView(tuple(r for r in rows if r.model in wanted),
-                      registry.hardware[hardware_id].display_name)
+    # the matching models only, evaluated once on the hardware
+    rows = evaluate_models(registry, chosen, hardware=hardware_id, quant=quant,
+                           context=context)
+    ranked = rank(within_size(rows, min_params, max_params), include_all=include_all,
+                  sort=sort)
+    return ModelsView(tuple(ranked), registry.hardware[hardware_id].display_name)
 
 
 def packs(registry: Registry, kind: str | None = None) -> PacksView:

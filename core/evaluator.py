@@ -15,11 +15,11 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
+from .columns import FloatArray, column, distinct, entity_codes, input_columns
 from .graph import CANDIDATE_NAMESPACES, FormulaGraph
 from .namespaces import (NAMESPACES, Entity, FieldValue, key_namespace, key_value, keyed_fields,
                          namespace_fields)
 
-FloatArray = NDArray[np.float64]
 
 
 @attrs.frozen
@@ -115,29 +115,6 @@ def collection_key(definition: _SelectionSource) -> str:
     return definition.candidates
 
 
-def _column(values: Sequence[float]) -> FloatArray:
-    return np.asarray(values, dtype=float)
-
-
-def _entity_codes(rows: Sequence[ScenarioRow], namespace: str) -> NDArray[np.intp]:
-    """Per row, a number for the entity it binds in ``namespace`` (equal numbers: the same
-    entity, by identity, as the registry holds one per pack; -1: none bound)."""
-    seen: dict[int, int] = {}
-    codes = [-1 if (entity := row.entities.get(namespace)) is None
-             else seen.setdefault(id(entity), len(seen)) for row in rows]
-    return np.asarray(codes, dtype=np.intp)
-
-
-def _distinct(codes: Sequence[NDArray[np.intp]]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """The first row of each distinct combination of ``codes``, and per row the position of
-    its combination among those first rows."""
-    combined = np.zeros(len(codes[0]), dtype=np.int64)
-    for code in codes:
-        combined = combined * (int(code.max(initial=0)) + 2) + (code + 1)
-    _, first, index = np.unique(combined, return_index=True, return_inverse=True)
-    return np.asarray(first, dtype=np.intp), np.asarray(index, dtype=np.intp).reshape(-1)
-
-
 class Evaluation:
     """Lazily computes formulas, selections and verdicts for a batch of scenario rows."""
 
@@ -159,34 +136,50 @@ class Evaluation:
         self._bind_rows()
 
     def _bind_rows(self) -> None:
+        """Bind the rows' inputs; a namespace's pack values are bound when first read (a
+        large batch reads few of the hundreds of fields), once per distinct entity."""
         rows = self.rows
-        for name in self.graph.inputs:
-            self.values[name] = _column([row.inputs[name].value for row in rows])
-        codes = self.codes = {ns: _entity_codes(rows, ns) for ns in NAMESPACES}
-        for namespace in NAMESPACES:
-            keyed = keyed_fields(namespace)
-            fields = [f for f in namespace_fields(namespace) if f not in keyed]
-            # a field's value is the same on every row that binds the same entity: read it
-            # once per distinct entity (or entity and key entity for a keyed field)
-            if fields:
-                first, index = _distinct([codes[namespace]])
-                for field in fields:
-                    per = _column([entity_values(rows[i].entities[namespace])[field].value
-                                   if namespace in rows[i].entities else np.nan for i in first])
-                    self.values[f"{namespace}.{field}"] = per[index]
-            for field, key in keyed.items():
-                first, index = _distinct([codes[namespace], codes[key_namespace(key)]])
-                # a keyed field of a bound entity always has a value
-                per = _column([cast(FieldValue, rows[i].leaf(f"{namespace}.{field}")).value
-                               if namespace in rows[i].entities else np.nan for i in first])
-                self.values[f"{namespace}.{field}"] = per[index]
-        self.families = np.array([row.family or "" for row in rows])
+        self.values.update(input_columns(rows, self.graph.inputs))
+        self.codes = entity_codes(rows, NAMESPACES)
+        self._unbound: dict[str, tuple[str, str | None]] = {
+            f"{namespace}.{field}": (namespace, keyed_fields(namespace).get(field))
+            for namespace in NAMESPACES for field in namespace_fields(namespace)}
+        self._firsts: dict[tuple[str, ...], tuple[NDArray[np.intp], NDArray[np.intp]]] = {}
+        first, index = self._first_rows(("model",))
+        family = np.array([rows[i].family or "" for i in first] or [""])
+        self.families = family[index] if len(rows) else np.array([], dtype=str)
+
+    def _first_rows(self, namespaces: tuple[str, ...]
+                    ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        if namespaces not in self._firsts:
+            self._firsts[namespaces] = distinct([self.codes[ns] for ns in namespaces])
+        return self._firsts[namespaces]
+
+    def _bind_field(self, name: str) -> FloatArray:
+        """Pack value ``name`` for every row, read once per distinct entity (and key
+        entity, for a keyed field); NaN where the row binds no entity there."""
+        namespace, key = self._unbound.pop(name)
+        field = name.partition(".")[2]
+        rows = self.rows
+        if key is None:
+            first, index = self._first_rows((namespace,))
+            per = column([entity_values(rows[i].entities[namespace])[field].value
+                          if namespace in rows[i].entities else np.nan for i in first])
+        else:
+            first, index = self._first_rows((namespace, key_namespace(key)))
+            # a keyed field of a bound entity always has a value
+            per = column([cast(FieldValue, rows[i].leaf(name)).value
+                          if namespace in rows[i].entities else np.nan for i in first])
+        self.values[name] = per[index]
+        return self.values[name]
 
     # -- public ---------------------------------------------------------------------------
     def get(self, name: str) -> FloatArray:
         """Value of a formula, input, pack value or ``selection.field`` (one per row)."""
         if name in self.values:
             return self.values[name]
+        if name in self._unbound:
+            return self._bind_field(name)
         if name in self.graph.formulas:
             return self._formula(name)
         if name in self.graph.dispatched:
@@ -235,9 +228,9 @@ class Evaluation:
         self.selections[name] = result
         for namespace in reversed(exposed):
             for field in namespace_fields(namespace):
-                column = _column([entity_values(c.entities[namespace])[field].value
-                                  for c in candidates]) if candidates else _column([])
-                picked = column[np.maximum(chosen, 0)] if candidates else np.full(rows, np.nan)
+                values = column([entity_values(c.entities[namespace])[field].value
+                                 for c in candidates]) if candidates else column([])
+                picked = values[np.maximum(chosen, 0)] if candidates else np.full(rows, np.nan)
                 self.values[f"{name}.{field}"] = np.where(chosen >= 0, picked, np.nan)
         return result
 
@@ -325,10 +318,10 @@ class _CandidateEvaluation:
         self.values: dict[str, FloatArray] = {}
         for namespace in namespaces:
             for field in namespace_fields(namespace):
-                self.values[f"{namespace}.{field}"] = _column(
+                self.values[f"{namespace}.{field}"] = column(
                     [entity_values(c.entities[namespace])[field].value for c in candidates])[None, :]
         for name in overridden:
-            self.values[name] = _column([c.inputs[name].value for c in candidates])[None, :]
+            self.values[name] = column([c.inputs[name].value for c in candidates])[None, :]
         # a row's pack value keyed by a candidate's field (an engine's overhead by the
         # candidate hardware's backend): one value per row x candidate
         self.row_index = parent.selection_rows
@@ -341,7 +334,7 @@ class _CandidateEvaluation:
                     continue
                 name = f"{namespace}.{field}"
                 # read once per distinct entity of the rows, then spread over the rows
-                first, index = (_distinct([parent.codes[namespace][self.row_index]]) if rows else
+                first, index = (distinct([parent.codes[namespace][self.row_index]]) if rows else
                                  (np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)))
                 per: FloatArray = np.array(
                     [[rows[i].entities[namespace].keyed(

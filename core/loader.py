@@ -70,7 +70,7 @@ def cached_document(source: PackSource, cached: Any) -> YamlDocument | None:
 
 
 # -- cache ----------------------------------------------------------------------------------
-CACHE_ENTRIES = 5000  # validated packs kept, most recently added pack sets first
+CACHE_ENTRIES = 10_000  # validated packs kept, most recently added pack sets first
 def cache_file() -> Path | None:
     """Where validated packs are cached; ``FITPROOF_CACHE_DIR=off`` disables the cache."""
     folder = cache_folder()

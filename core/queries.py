@@ -37,16 +37,26 @@ def evaluate_models(registry: Registry, models: Iterable[str], *, hardware: str 
 
 def models_on(registry: Registry, hardware: str, *, quant: str | None = None,
               context: int | None = None, include_all: bool = False, sort: str = "size",
-              **inputs: float) -> list[ModelFit]:
-    """Models that fit ``hardware`` (all of them with ``include_all``), best first.
+              models: Iterable[str] | None = None, **inputs: float) -> list[ModelFit]:
+    """Models that fit ``hardware`` (all of them with ``include_all``), best first; of
+    ``models`` (ids) when given, else of the whole library.
 
     ``sort``: ``size`` (largest model first), ``speed`` (fastest decode first),
     ``headroom`` (most memory left first) or ``name``.
     """
     if sort not in SORT_KEYS:
         raise InputError(f"unknown sort {sort!r}; choose one of {', '.join(SORT_KEYS)}")
-    rows = evaluate_models(registry, sorted(registry.models), hardware=hardware, quant=quant,
-                           context=context, **inputs)
+    chosen = sorted(registry.models) if models is None else sorted(models)
+    rows = evaluate_models(registry, chosen, hardware=hardware, quant=quant, context=context,
+                           **inputs)
+    return rank(rows, include_all=include_all, sort=sort)
+
+
+def rank(rows: Iterable[ModelFit], *, include_all: bool = False, sort: str = "size"
+         ) -> list[ModelFit]:
+    """``rows`` that fit (all with ``include_all``), best first by ``sort``."""
+    if sort not in SORT_KEYS:
+        raise InputError(f"unknown sort {sort!r}; choose one of {', '.join(SORT_KEYS)}")
     if not include_all:
         rows = [r for r in rows if r.fits]
 
@@ -61,11 +71,10 @@ def models_on(registry: Registry, hardware: str, *, quant: str | None = None,
     return sorted(rows, key=key)
 
 
-def search_models(registry: Registry, text: str | None = None, *, family: str | None = None,
-                  min_params: float | None = None, max_params: float | None = None,
-                  ) -> list[ModelFit]:
-    """Models whose id, name or aliases contain every word of ``text``, of ``family``, with a
-    total parameter count in [min_params, max_params]."""
+def matching_models(registry: Registry, text: str | None = None, *,
+                    family: str | None = None) -> list[str]:
+    """Ids of the models whose id, name or aliases contain every word of ``text``, of
+    ``family``: read off the packs, nothing evaluated."""
     words = re.findall(r"[a-z0-9.]+", (text or "").casefold())
     if family is not None and family not in {m.family for m in registry.models.values()}:
         families = sorted({m.family for m in registry.models.values()})
@@ -76,7 +85,21 @@ def search_models(registry: Registry, text: str | None = None, *, family: str | 
                              model.architecture or ""]).casefold()
         if all(w in haystack for w in words) and (family is None or model.family == family):
             chosen.append(model.id)
-    rows = evaluate_models(registry, sorted(chosen))
+    return sorted(chosen)
+
+
+def within_size(rows: Iterable[ModelFit], min_params: float | None = None,
+                max_params: float | None = None) -> list[ModelFit]:
+    """``rows`` with a total parameter count in [min_params, max_params]."""
     return [r for r in rows
             if (min_params is None or (r.params_total or 0) >= min_params)
             and (max_params is None or (r.params_total or 0) <= max_params)]
+
+
+def search_models(registry: Registry, text: str | None = None, *, family: str | None = None,
+                  min_params: float | None = None, max_params: float | None = None,
+                  ) -> list[ModelFit]:
+    """Models whose id, name or aliases contain every word of ``text``, of ``family``, with a
+    total parameter count in [min_params, max_params]."""
+    rows = evaluate_models(registry, matching_models(registry, text, family=family))
+    return within_size(rows, min_params, max_params)

@@ -133,6 +133,10 @@ def check_input(registry: Registry, name: str, value: Any) -> float:
     return checked_input(name, value, registry.graph.inputs[name].definition)
 
 
+_CHOSEN = len(SELECTORS)
+assert Scenario._fields[:_CHOSEN] == SELECTORS  # scenario[:_CHOSEN] are its choices
+
+
 def scenario_row(registry: Registry, scenario: Scenario,
                  bound: dict[Any, Any] | None = None) -> ScenarioRow:
     """Bind a scenario's packs and inputs for evaluation. ``bound`` (shared by the rows of
@@ -142,7 +146,7 @@ def scenario_row(registry: Registry, scenario: Scenario,
     by_choices: dict[Any, Any] = memo.setdefault("choices", {})
     by_inputs: dict[Any, Any] = memo.setdefault("inputs", {})
     fields: dict[Any, Any] = memo.setdefault("fields", {})
-    choices = (*(getattr(scenario, key) for key in SELECTORS), scenario.backend)
+    choices = (scenario[:_CHOSEN], scenario.backend)  # the selectors lead the fields
     entities = by_choices.get(choices)
     if entities is None:
         entities = {key: registry.entity(key, getattr(scenario, key)) for key in SELECTORS}
