@@ -57,6 +57,34 @@ def _fitproof_command() -> list[str]:
     return [script] if os.path.exists(script) else [sys.executable, "-m", "fitproof"]
 
 
+def _wheel_install(work: str) -> str | None:
+    """fitproof built as a wheel and installed, without its dependencies, into a fresh
+    virtual environment that finds them in this one (a ``.pth`` line): fitproof as
+    ``pip install fitproof`` installs it, without the editable checkout's import hook. The
+    path of its ``fitproof`` command, or None when building fails."""
+    import sysconfig
+    import venv
+
+    root = os.path.join(os.path.dirname(__file__), "..")
+    wheels = os.path.join(work, "wheels")
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+                            "--no-build-isolation", "--wheel-dir", wheels, root],
+                           capture_output=True, text=True)
+    if built.returncode:
+        return None
+    target = os.path.join(work, "venv")
+    venv.create(target, with_pip=False)
+    python = os.path.join(target, "bin", "python")
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    with open(os.path.join(site, "dependencies.pth"), "w", encoding="utf-8") as pth:
+        pth.write(sysconfig.get_paths()["purelib"] + "\n")
+    wheel = os.path.join(wheels, next(n for n in os.listdir(wheels) if n.startswith("fitproof")))
+    installed = subprocess.run([sys.executable, "-m", "pip", "--python", python, "install",
+                                "--quiet", "--no-deps", wheel], capture_output=True, text=True)
+    return os.path.join(target, "bin", "fitproof") if installed.returncode == 0 else None
+
+
 def bench_cli() -> None:
     """A single estimate: from the compiled snapshot, through the full path (with a warm
     pack cache, and with none), against the interpreter's start and llmfit's plan."""
@@ -67,6 +95,7 @@ def bench_cli() -> None:
         warm = {**base, "FITPROOF_CACHE_DIR": cache}
         cold = {**base, "FITPROOF_CACHE_DIR": "off"}
         subprocess.run(fitproof + ESTIMATE, env=warm, check=True, capture_output=True)
+        wheel_command = _wheel_install(os.path.join(cache, "wheel"))
         commands = {
             "estimate from the snapshot": (fitproof + ESTIMATE, warm),
             # --strict skips the snapshot: the full path with the warm pack cache
@@ -76,6 +105,11 @@ def bench_cli() -> None:
             "python -c pass": ([sys.executable, "-c", "pass"], base),
             "python -S -c pass (no site)": ([sys.executable, "-S", "-c", "pass"], base),
         }
+        if wheel_command:
+            wheel_env = {**base, "FITPROOF_CACHE_DIR": os.path.join(cache, "wheel-cache")}
+            subprocess.run([wheel_command, *ESTIMATE], env=wheel_env, check=True,
+                           capture_output=True)
+            commands["same, installed from a wheel"] = ([wheel_command, *ESTIMATE], wheel_env)
         llmfit = _llmfit()
         if llmfit:
             commands["llmfit plan (Rust)"] = ([llmfit, *LLMFIT], base)
@@ -87,6 +121,9 @@ def bench_cli() -> None:
     if llmfit:
         ratio = snapshot / seconds["llmfit plan (Rust)"]
         print(f"  snapshot estimate / llmfit plan = {ratio:.2f}x (issue 11's target: <= 0.70x)")
+        if wheel_command:
+            ratio = seconds["same, installed from a wheel"] / seconds["llmfit plan (Rust)"]
+            print(f"  installed from a wheel / llmfit plan = {ratio:.2f}x")
     else:
         print("  llmfit is not installed (pip install llmfit, or LLMFIT=/path/to/llmfit): "
               "the comparison with it is skipped")

@@ -116,8 +116,14 @@ def _read_file(path: Path, display: str) -> bytes | Problem:
         if info.st_size > MAX_PACK_BYTES:  # never read a huge file
             return Problem(f"file is {info.st_size:,} bytes; a pack may be at most "
                            f"{MAX_PACK_BYTES:,} bytes", display)
-        with os.fdopen(descriptor, "rb", closefd=False) as stream:
-            return stream.read(MAX_PACK_BYTES + 1)
+        chunks, left = [], MAX_PACK_BYTES + 1
+        while left > 0:
+            chunk = os.read(descriptor, min(left, info.st_size + 1))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
     finally:
         os.close(descriptor)
 

@@ -30,8 +30,8 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Nam
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fitproof`` command; returns the exit code."""
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = _parse(parser, argv)
     if args.command is None:  # no command: the report of the default scenario
         args = _parse(parser, ["report", *argv])

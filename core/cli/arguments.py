@@ -4,7 +4,9 @@ of its options (token counts, parameter counts, comma-separated lists)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import os
+import sys
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from .. import api
@@ -124,14 +126,49 @@ def _listed(kind: Callable[[str], Any]) -> Callable[[str], list[Any]]:
     return parse
 
 
+def _terminal_columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` finds it (``COLUMNS``, then the
+    terminal of standard output, else 80), without importing shutil."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help layout. argparse makes a formatter for every option it adds (to check
+    the option), and its own looks the terminal up through shutil, which a single estimate
+    otherwise never imports."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None):
+        super().__init__(prog, indent_increment, max_help_position,
+                         _terminal_columns() - 2 if width is None else width)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with usage errors on one line (the full usage is one ``--help`` away)."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of the ``fitproof`` command. Given ``argv``, a command named plainly as
+    the first word (``fitproof estimate ...``) gets its options and the others only their
+    names, which parses those arguments alike and saves building every command's options;
+    anything else (help, no command, a word argparse might read otherwise) gets the whole
+    parser."""
     # The shared options are accepted before and after the command. Their defaults are
     # suppressed here and set once on the top parser, so that a command's parser does not
     # reset an option given before the command.
@@ -153,13 +190,46 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"fitproof {api.__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+    chosen = _plain_command(argv)
+    for name, add in COMMAND_PARSERS.items():
+        if chosen is None or name == chosen:
+            add(commands, common)
+        else:
+            commands.add_parser(name, help=COMMAND_HELP[name])
+    return parser
+
+
+# shared options that take a value, so that the word after one is not the command
+_VALUED = ("--pack-dir", "--profile")
+_FLAGS = ("--no-plugins", "--strict")
+
+
+def _plain_command(argv: Sequence[str] | None) -> str | None:
+    """The command ``argv`` names as its first word, when nothing makes that unsure."""
+    if argv is None or any(w in ("-h", "--help", "--version") for w in argv):
+        return None
+    words = iter(argv)
+    for word in words:
+        if word in _VALUED:
+            next(words, None)
+        elif word.startswith("-"):
+            if "=" not in word and word not in _FLAGS:
+                return None  # an abbreviation or an unknown option: let argparse decide
+        else:
+            return word if word in COMMAND_PARSERS else None
+    return None
+
+
+def _estimate_command(commands: Any, common: argparse.ArgumentParser) -> None:
     estimate = commands.add_parser("estimate", parents=[common],
-                                   help="memory, speed, cost and verdict for one scenario")
+                                   help=COMMAND_HELP["estimate"])
     _scenario_options(estimate)
     _format_option(estimate, "text, json")
 
+
+def _explain_command(commands: Any, common: argparse.ArgumentParser) -> None:
     explain = commands.add_parser("explain", parents=[common],
-                                  help="show how one quantity is derived, down to pack lines")
+                                  help=COMMAND_HELP["explain"])
     explain.add_argument("quantity", metavar="QUANTITY",
                          help="a quantity (total_gib, decode_tps…), 'verdict', an input or a "
                               "pack value such as model.params_total")
@@ -168,15 +238,19 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--depth", type=_levels, metavar="N",
                          help="show N levels of inputs (default: all, down to pack values)")
 
+
+def _report_command(commands: Any, common: argparse.ArgumentParser) -> None:
     report = commands.add_parser("report", parents=[common],
-                                 help="the full sizing report (every section of the seed pages)")
+                                 help=COMMAND_HELP["report"])
     _scenario_options(report)
     _format_option(report, "text, markdown, json, html", json_flag=False)
     report.add_argument("--lang", default="en", metavar="LANG",
                         help="language of labels and sentences: en (default), de, es")
 
+
+def _models_command(commands: Any, common: argparse.ArgumentParser) -> None:
     models = commands.add_parser("models", parents=[common],
-                                 help="which models fit a piece of hardware; search the library")
+                                 help=COMMAND_HELP["models"])
     models.add_argument("search", nargs="?", metavar="TEXT",
                         help="words the model's id, name or aliases must contain")
     models.add_argument("--on", dest="hardware", metavar="HW",
@@ -195,13 +269,17 @@ def build_parser() -> argparse.ArgumentParser:
                                              "headroom, or by name")
     _format_option(models, "text, markdown, json")
 
+
+def _validate_command(commands: Any, common: argparse.ArgumentParser) -> None:
     validate = commands.add_parser("validate", parents=[common],
-                                   help="score the profile's speeds against public measurements")
+                                   help=COMMAND_HELP["validate"])
     validate.add_argument("--group-by", metavar="KEYS", default="",
                           help="comma-separated: device, engine, moe, backend")
     _format_option(validate, "text, markdown, json", json_flag=False)
 
-    importer = commands.add_parser("import", help="write a model pack from a config.json or GGUF")
+
+def _import__command(commands: Any, common: argparse.ArgumentParser) -> None:
+    importer = commands.add_parser("import", help=COMMAND_HELP["import"])
     import_commands = importer.add_subparsers(dest="import_command", metavar="FORMAT")
     for fmt, what in (("hf", "a Hugging Face config.json"), ("gguf", "a GGUF file's header")):
         sub = import_commands.add_parser(fmt, parents=[common], help=f"a model pack from {what}")
@@ -217,8 +295,10 @@ def build_parser() -> argparse.ArgumentParser:
             sub.add_argument("--quant", help="quantization id of the file (default: from its "
                                              "header's file type)")
 
+
+def _sweep_command(commands: Any, common: argparse.ArgumentParser) -> None:
     sweep = commands.add_parser("sweep", parents=[common],
-                                help="every combination of models, hardware, formats and inputs")
+                                help=COMMAND_HELP["sweep"])
     for flag, kind, what in (("--models", str, "model ids or aliases, or all (default)"),
                              ("--on", str, "hardware ids or aliases, or all (default)"),
                              ("--quant", str, "weight formats (default: the default scenario's)"),
@@ -232,7 +312,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="csv (default), jsonl, parquet (needs --out), text, or a plugin's")
     sweep.add_argument("--out", metavar="FILE", help="write to FILE instead of the terminal")
 
-    packs = commands.add_parser("packs", help="list, show and validate packs")
+
+def _packs_command(commands: Any, common: argparse.ArgumentParser) -> None:
+    packs = commands.add_parser("packs", help=COMMAND_HELP["packs"])
     pack_commands = packs.add_subparsers(dest="packs_command", metavar="ACTION")
     listing = pack_commands.add_parser("list", parents=[common], help="list loaded packs")
     listing.add_argument("--kind", help="only packs of this kind (model, hardware, provider, …)")
@@ -244,4 +326,26 @@ def build_parser() -> argparse.ArgumentParser:
     validate = pack_commands.add_parser("validate", parents=[common],
                                         help="check pack files or folders")
     validate.add_argument("paths", nargs="+", metavar="PATH")
-    return parser
+
+
+COMMAND_PARSERS: dict[str, Callable[[Any, argparse.ArgumentParser], None]] = {
+    "estimate": _estimate_command,
+    "explain": _explain_command,
+    "report": _report_command,
+    "models": _models_command,
+    "validate": _validate_command,
+    "import": _import__command,
+    "sweep": _sweep_command,
+    "packs": _packs_command,
+}
+
+COMMAND_HELP = {
+    "estimate": "memory, speed, cost and verdict for one scenario",
+    "explain": "show how one quantity is derived, down to pack lines",
+    "report": "the full sizing report (every section of the seed pages)",
+    "models": "which models fit a piece of hardware; search the library",
+    "validate": "score the profile's speeds against public measurements",
+    "import": "write a model pack from a config.json or GGUF",
+    "sweep": "every combination of models, hardware, formats and inputs",
+    "packs": "list, show and validate packs",
+}
