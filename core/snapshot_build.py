@@ -155,10 +155,13 @@ def _selection(registry: Registry, name: str, entities: _Entities,
     picked = {q: recompute([q]) for n in order
               if (p := graph.picked_quantity(n)) is not None and p[0] == name for q in [p[1]]}
     computed = recompute(sorted(node.refs))
+    per_entities = [f for f in computed if not graph.depends_on(f, tuple(overridden))] \
+        if overridden else computed
     # what the candidates' formulas, condition and keys read: the row's values of these
     # are copied into each candidate's values
     reads = set(node.refs).union(*(graph.formulas[f].formula.refs for f in computed))
-    return {"recompute": computed, "picked": picked, "reads": sorted(reads),"location": node.location, "collection": key, "namespaces": list(namespaces),
+    return {"recompute": computed, "per_entities": per_entities, "picked": picked,
+            "reads": sorted(reads),"location": node.location, "collection": key, "namespaces": list(namespaces),
             "where": tree_data(node.where.tree),
             "minimize": [tree_data(f.tree) for f in node.minimize],
             "fields": {ns: list(namespace_fields(ns)) for ns in namespaces},

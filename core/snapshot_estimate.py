@@ -66,6 +66,10 @@ class SnapshotModel:
                           for n, s in data["selections"].items()
                           for changed in [set(s["recompute"])]}
         self._name_stages: dict[str, LazyStages] = {}
+        self._packs_groups: dict[str, list[list[int]]] = {}
+        # per selection: the formulas its candidates change that do not read the inputs a
+        # candidate sets (a device count), so candidates of the same packs share them
+        self.per_entities = {n: set(s["per_entities"]) for n, s in data["selections"].items()}
         self._candidate_overlays: dict[tuple[Any, ...],
                                        list[tuple[dict[str, float], list[tuple[str, str, str]]]]] = {}
 
@@ -219,21 +223,30 @@ class SnapshotModel:
                     if s["collection"] == selection["collection"]
                     for r in [*s["reads"], *(r for q in s["picked"].values() for f in q
                                              for r in self.reads_of(f))]}
+            # what no formula reads is left out
+            wanted = [(ns, [(field, f"{ns}.{field}") for field in selection["fields"][ns]
+                            if f"{ns}.{field}" in read]) for ns in selection["namespaces"]]
             for candidate in self.data["collections"].get(selection["collection"], []):
-                own = {ns: entities[i] for ns, i in candidate["entities"].items()}
                 overlay: dict[str, float] = {}
-                for namespace in selection["namespaces"]:
-                    fields = own[namespace]["fields"]
-                    for field in selection["fields"][namespace]:
-                        name_read = f"{namespace}.{field}"
-                        if name_read in read:  # what no formula reads is left out
-                            overlay[name_read] = _value(fields.get(field))
+                for namespace, fields_read in wanted:
+                    fields = entities[candidate["entities"][namespace]]["fields"]
+                    for field, name_read in fields_read:
+                        overlay[name_read] = _value(fields.get(field))
                 for input_name in selection["overridden"]:
                     overlay[input_name] = _value(candidate["inputs"][input_name])
                 keys = [(namespace, field, key_of(k, key_ns, candidate["entities"][key_ns]))
                         for namespace, field, k, key_ns in keyed_specs]
                 found.append((overlay, keys))
         return found
+
+    def _same_packs(self, collection: str) -> list[list[int]]:
+        """The candidates of a list grouped by the packs they bind (by position)."""
+        if collection not in self._packs_groups:
+            groups: dict[tuple[tuple[str, int], ...], list[int]] = {}
+            for index, candidate in enumerate(self.data["collections"].get(collection, [])):
+                groups.setdefault(tuple(sorted(candidate["entities"].items())), []).append(index)
+            self._packs_groups[collection] = list(groups.values())
+        return self._packs_groups[collection]
 
     def reads_of(self, formula: str) -> list[str]:
         """The names formula ``formula``'s tree reads."""
@@ -290,12 +303,22 @@ class SnapshotModel:
             for n in missing:
                 child.setdefault(n, env[n])
         group.names.update(missing)
+        per_entities = self.per_entities[name]
         for formula in selection["recompute"]:  # each after what it reads
-            if formula not in group.computed:
-                compute = self.formulas[formula]
+            if formula in group.computed:
+                continue
+            compute = self.formulas[formula]
+            if formula in per_entities:
+                # the same for candidates of the same packs (they differ only in the inputs
+                # they set, which it does not read): once per set of packs
+                for same in self._same_packs(selection["collection"]):
+                    value = finite(compute(group.children[same[0]]))
+                    for index in same:
+                        group.children[index][formula] = value
+            else:
                 for child in group.children:
                     child[formula] = finite(compute(child))
-                group.computed.add(formula)
+            group.computed.add(formula)
         where, minimize = self.where[name], self.minimize[name]
         best: tuple[float, ...] | None = None
         chosen, qualifying = -1, 0
