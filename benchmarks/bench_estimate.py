@@ -13,7 +13,7 @@
 4. ``estimate_columns`` of 100,000 scenarios end to end: rate and peak memory.
 5. ``fitproof sweep`` of every model × every accelerator × 4 formats × 4 contexts to CSV
    (issue 11's target: 5 s), against the interpreter's start alone.
-6. ``fitproof report`` with 0, 50, 500 and 5,000 extra accelerator packs (issue 11's
+6. ``fitproof report`` with 0, 50, 500, 1,000 and 5,000 extra accelerator packs (issue 11's
    target: 1,000 extra packs at most 4x the built-in report).
 """
 
@@ -211,13 +211,13 @@ def _hardware_packs(folder: str, count: int) -> None:
 
 
 def bench_report_vs_packs() -> None:
-    """``fitproof report`` of the default scenario with 0, 50, 500 and 5,000 extra
+    """``fitproof report`` of the default scenario with 0, 50, 500, 1,000 and 5,000 extra
     accelerator packs (warm pack cache): the report ranks every accelerator, so it grows
     with their number; it should grow linearly, not faster."""
     fitproof = _fitproof_command()
     base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     results = []
-    for count in (0, 50, 500, 5000):
+    for count in (0, 50, 500, 1000, 5000):
         with tempfile.TemporaryDirectory() as work:
             env = {**base, "FITPROOF_CACHE_DIR": os.path.join(work, "cache")}
             argv = [*fitproof, "report", "--no-plugins"]
