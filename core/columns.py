@@ -70,3 +70,22 @@ def distinct(codes: Sequence[NDArray[np.intp]]) -> tuple[NDArray[np.intp], NDArr
         combined = combined * (int(code.max(initial=0)) + 2) + (code + 1)
     _, first, index = np.unique(combined, return_index=True, return_inverse=True)
     return np.asarray(first, dtype=np.intp), np.asarray(index, dtype=np.intp).reshape(-1)
+
+
+def choose(ok: NDArray[np.bool_], keys: Sequence[FloatArray]) -> NDArray[np.intp]:
+    """Per row, the first column that is ``ok`` and smallest by ``keys`` in order.
+
+    Unknown (NaN) keys sort after known ones. Returns -1 where no column is ok.
+    """
+    mask = ok.copy()
+    for key in keys:
+        key = np.where(mask, np.nan_to_num(key, nan=np.inf, posinf=np.inf), np.inf)
+        best = key.min(axis=1, keepdims=True)
+        mask &= key == best
+    return np.where(mask.any(axis=1), np.argmax(mask, axis=1), -1)
+
+
+def finite_values(value: FloatArray) -> FloatArray:
+    """Infinities (a division by zero, an overflowing power) become unknown (NaN), so that
+    nothing downstream — a comparison, a verdict, a minimum — treats them as a figure."""
+    return np.where(np.isinf(value), np.nan, value)

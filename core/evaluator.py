@@ -15,7 +15,8 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from .columns import FloatArray, column, distinct, entity_codes, input_columns
+from .columns import (FloatArray, choose, column, distinct, entity_codes, finite_values,
+                      input_columns)
 from .graph import CANDIDATE_NAMESPACES, FormulaGraph
 from .namespaces import (NAMESPACES, Entity, FieldValue, key_namespace, key_value, keyed_fields,
                          namespace_fields)
@@ -81,19 +82,6 @@ class SelectionResult:
                 for group, chosen in self.groups.items()}
 
 
-def choose(ok: NDArray[np.bool_], keys: Sequence[FloatArray]) -> NDArray[np.intp]:
-    """Per row, the first column that is ``ok`` and smallest by ``keys`` in order.
-
-    Unknown (NaN) keys sort after known ones. Returns -1 where no column is ok.
-    """
-    mask = ok.copy()
-    for key in keys:
-        key = np.where(mask, np.nan_to_num(key, nan=np.inf, posinf=np.inf), np.inf)
-        best = key.min(axis=1, keepdims=True)
-        mask &= key == best
-    return np.where(mask.any(axis=1), np.argmax(mask, axis=1), -1)
-
-
 def entity_values(entity: Entity) -> dict[str, FieldValue]:
     """Formula-readable fields of ``entity`` (computed once per entity)."""
     return entity.fields
@@ -133,6 +121,7 @@ class Evaluation:
         self.values: dict[str, FloatArray] = {}
         self.selections: dict[str, SelectionResult] = {}
         self._children: dict[str, _CandidateEvaluation] = {}
+        self._candidate_columns: dict[tuple[str, str, str], FloatArray] = {}
         self._bind_rows()
 
     def _bind_rows(self) -> None:
@@ -189,8 +178,7 @@ class Evaluation:
             return self._picked(name, *picked)
         selection = self.graph.selection_of(name)
         if selection is not None:
-            self.select(selection)
-            return self.values[name]
+            return self._exposed(name, selection)
         raise KeyError(name)
 
     def scalar(self, name: str, row: int = 0) -> float:
@@ -206,7 +194,6 @@ class Evaluation:
         definition = node.definition
         candidates = tuple(self.candidates.get(collection_key(definition), ()))
         rows = len(self.rows)
-        exposed = CANDIDATE_NAMESPACES[definition.candidates]
         groups: dict[str, NDArray[np.intp]] = {}
         chosen = np.full(rows, -1)
         qualifying = np.zeros(rows, dtype=int)
@@ -226,13 +213,35 @@ class Evaluation:
                     groups[str(group)] = grouped
         result = SelectionResult(candidates, chosen, qualifying, groups)
         self.selections[name] = result
-        for namespace in reversed(exposed):
-            for field in namespace_fields(namespace):
-                values = column([entity_values(c.entities[namespace])[field].value
-                                 for c in candidates]) if candidates else column([])
-                picked = values[np.maximum(chosen, 0)] if candidates else np.full(rows, np.nan)
-                self.values[f"{name}.{field}"] = np.where(chosen >= 0, picked, np.nan)
         return result
+
+    def candidate_column(self, collection: str, namespace: str, field: str) -> FloatArray:
+        """Pack value ``namespace.field`` of every candidate of list ``collection`` (read
+        once per evaluation, for every selection over that list)."""
+        key = (collection, namespace, field)
+        if key not in self._candidate_columns:
+            self._candidate_columns[key] = column(
+                [entity_values(c.entities[namespace])[field].value
+                 for c in self.candidates.get(collection, ())])
+        return self._candidate_columns[key]
+
+    def _exposed(self, name: str, selection: str) -> FloatArray:
+        """``selection.field``: the field of each row's pick (the first of the candidates'
+        namespaces that has it), NaN where nothing was picked."""
+        result = self.select(selection)
+        definition = self.graph.selections[selection].definition
+        field = name.partition(".")[2]
+        namespace = next((ns for ns in CANDIDATE_NAMESPACES[definition.candidates]
+                          if field in namespace_fields(ns)), None)
+        if namespace is None:
+            raise KeyError(name)
+        if result.candidates:
+            values = self.candidate_column(collection_key(definition), namespace, field)
+            picked = np.where(result.chosen >= 0, values[np.maximum(result.chosen, 0)], np.nan)
+        else:
+            picked = np.full(len(self.rows), np.nan)
+        self.values[name] = picked
+        return picked
 
     def over(self, selection: str) -> "_CandidateEvaluation":
         """The graph evaluated for every row × every candidate of ``selection``."""
@@ -240,7 +249,8 @@ class Evaluation:
             definition = self.graph.selections[selection].definition
             candidates = tuple(self.candidates.get(collection_key(definition), ()))
             self._children[selection] = _CandidateEvaluation(
-                self, candidates, CANDIDATE_NAMESPACES[definition.candidates])
+                self, collection_key(definition), candidates,
+                CANDIDATE_NAMESPACES[definition.candidates])
         return self._children[selection]
 
     def verdict_index(self) -> NDArray[np.intp]:
@@ -283,7 +293,7 @@ class Evaluation:
             value = np.broadcast_to(np.asarray(node.compiled(self.values), dtype=float),
                                     (len(self.rows),))
             result = np.where(mask, value, result)
-        result = _finite(result)
+        result = finite_values(result)
         self.values[name] = result
         return result
 
@@ -292,34 +302,28 @@ class Evaluation:
         for ref in node.formula.refs:
             self.get(ref)
         value = node.compiled(self.values)
-        value = _finite(np.broadcast_to(np.asarray(value, dtype=float), (len(self.rows),)))
+        value = finite_values(np.broadcast_to(np.asarray(value, dtype=float), (len(self.rows),)))
         self.values[name] = value
         return value
-
-
-def _finite(value: FloatArray) -> FloatArray:
-    """Infinities (a division by zero, an overflowing power) become unknown (NaN), so that
-    nothing downstream — a comparison, a verdict, a minimum — treats them as a figure."""
-    return np.where(np.isinf(value), np.nan, value)
 
 
 class _CandidateEvaluation:
     """The graph seen from inside a selection: rows × candidates, candidate names rebound."""
 
-    def __init__(self, parent: Evaluation, candidates: Sequence[Candidate],
+    def __init__(self, parent: Evaluation, collection: str, candidates: Sequence[Candidate],
                  namespaces: tuple[str, ...]):
         self.parent = parent
         self.graph = parent.graph
+        self.collection = collection
         self.candidates = tuple(candidates)
         self.prefixes = tuple(f"{ns}." for ns in namespaces)
         overridden = set.intersection(*(set(c.inputs) for c in candidates)) if candidates \
             else set()
         self.rebound = self.prefixes + tuple(sorted(overridden))
         self.values: dict[str, FloatArray] = {}
-        for namespace in namespaces:
-            for field in namespace_fields(namespace):
-                self.values[f"{namespace}.{field}"] = column(
-                    [entity_values(c.entities[namespace])[field].value for c in candidates])[None, :]
+        # the candidates' pack values, bound when a formula first reads one
+        self._fields = {f"{ns}.{field}": (ns, field) for ns in namespaces
+                        for field in namespace_fields(ns)}
         for name in overridden:
             self.values[name] = column([c.inputs[name].value for c in candidates])[None, :]
         # a row's pack value keyed by a candidate's field (an engine's overhead by the
@@ -333,15 +337,19 @@ class _CandidateEvaluation:
                 if key_namespace(key) not in namespaces:
                     continue
                 name = f"{namespace}.{field}"
-                # read once per distinct entity of the rows, then spread over the rows
+                # read once per distinct entity of the rows and distinct key of the
+                # candidates, then spread over rows x candidates
                 first, index = (distinct([parent.codes[namespace][self.row_index]]) if rows else
                                  (np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)))
+                keys = [key_value(key, c.entities[key_namespace(key)]) for c in candidates]
+                distinct_keys = list(dict.fromkeys(keys))
+                position = {k: i for i, k in enumerate(distinct_keys)}
                 per: FloatArray = np.array(
-                    [[rows[i].entities[namespace].keyed(
-                        field, key_value(key, c.entities[key_namespace(key)])).value
-                      if namespace in rows[i].entities else np.nan for c in candidates]
-                     for i in first], dtype=float).reshape(len(first), len(candidates))
-                self.values[name] = per[index]
+                    [[rows[i].entities[namespace].keyed(field, k).value
+                      if namespace in rows[i].entities else np.nan for k in distinct_keys]
+                     for i in first], dtype=float).reshape(len(first), len(distinct_keys))
+                spread = np.asarray([position[k] for k in keys], dtype=np.intp)
+                self.values[name] = per[index][:, spread]
                 self.rebound += (name,)
 
     def env(self) -> "_CandidateEnv":
@@ -354,12 +362,17 @@ class _CandidateEvaluation:
     def get(self, name: str) -> FloatArray:
         if name in self.values:
             return self.values[name]
+        if name in self._fields:
+            namespace, field = self._fields[name]
+            value = self.parent.candidate_column(self.collection, namespace, field)[None, :]
+            self.values[name] = value
+            return value
         if name in self.graph.formulas and self.graph.depends_on(name, self.rebound):
             node = self.graph.formulas[name]
             env = self.env()
             for ref in node.formula.refs:
                 self.get(ref)
-            value = _finite(np.asarray(node.compiled(env), dtype=float))
+            value = finite_values(np.asarray(node.compiled(env), dtype=float))
             self.values[name] = value
             return value
         column = np.broadcast_to(np.asarray(self.parent.get(name), dtype=float),
