@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 
@@ -30,6 +31,7 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Nam
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fitproof`` command; returns the exit code."""
+    _legible_streams()
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
     args = _parse(parser, argv)
@@ -53,8 +55,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FitproofError as exc:
         print(f"fitproof: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader went away (| head): nothing more to say
+        _discard_output()
         return 0
+    except OutputError as exc:
+        _discard_output()
+        print(f"fitproof: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+class OutputError(FitproofError):
+    """Standard output cannot be written (a full disk, /dev/full)."""
+
+    exit_code = 1
+
+
+def _discard_output() -> None:
+    """Point standard output at the null device, so that the interpreter's last flush of
+    what could not be written does not fail again on the way out."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _legible_streams() -> None:
+    """A character the terminal's encoding lacks (PYTHONIOENCODING=ascii) is written as
+    ``?`` rather than ending the command with a traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="replace")
+            except (OSError, ValueError):
+                pass
 
 
 def _registry(args: argparse.Namespace, extra_dirs: Sequence[str] = ()) -> api.Registry:
@@ -90,7 +126,13 @@ def _write(text: str, out: str | None) -> None:
     """``text`` (ending in a newline) on standard output, or into file ``out``."""
     text = text if text.endswith("\n") else text + "\n"
     if out is None:
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(f"cannot write the output: {exc.strerror or exc}") from None
         return
     try:
         with open(out, "w", encoding="utf-8", newline="") as file:
