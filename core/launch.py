@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 import string
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -113,13 +114,16 @@ def launch_command(registry: "Registry", scenario: "Scenario", engine: EngineSpe
         return None
     model = registry.models[scenario.model]
     repo, online = checkpoint_repo(registry, scenario)
-    values: dict[str, str] = {
+    # pack text goes into a command a user pastes into a shell: every word is quoted
+    # where it holds anything but plain characters (what is plain is left as it is)
+    words: dict[str, str] = {
         "model.hf_repo": model.hf_repo or model.id, "model.gguf_repo": model.gguf_repo or "",
         "model.id": model.id, "model.name": model.name, "quant": scenario.quant,
         "kv_name": engine.kv_types.get(scenario.kv, scenario.kv),
         "checkpoint_repo": repo,
-        "quantization_flag": f"--quantization {online}" if online else "",
     }
+    values = {name: shlex.quote(word) if word else "" for name, word in words.items()}
+    values["quantization_flag"] = f"--quantization {shlex.quote(online)}" if online else ""
     if engine.gpu_memory_utilization is not None:
         values["engine.gpu_memory_utilization"] = _number(engine.gpu_memory_utilization.value)
     values["kv_flag"] = _fill(engine.kv_flag or "", values, evaluation, row)
@@ -138,8 +142,8 @@ def launch_command(registry: "Registry", scenario: "Scenario", engine: EngineSpe
             name in STRING_FIELDS and not values.get(name)
             for _, name, _, _ in string.Formatter().parse(template.command) if name):
         command = template.fallback_command
-        note = _fill(template.fallback_note, values, evaluation, row) \
-            if template.fallback_note else None
+        note = _fill(template.fallback_note, {**values, **words}, evaluation, row) \
+            if template.fallback_note else None  # a comment: the words as written
     text = _fill(command, values, evaluation, row) + (" \\\n  " + " ".join(options) if options
                                                  else "")
     if not note:

@@ -21,6 +21,8 @@ from .errors import PackError, Problem
 
 from .pack_files import MAX_PACK_BYTES  # noqa: F401  (the one limit, read by both)
 MAX_DEPTH = 40
+# C0 controls but tab and line breaks, DEL and C1 controls: escape codes a terminal acts on
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 MAX_NUMBER_DIGITS = 40
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -86,8 +88,14 @@ def read_yaml(raw: bytes, file: str) -> YamlDocument:
         line = mark.line + 1 if mark else None
         message = " ".join(str(p) for p in (exc.context, exc.problem) if p)
         raise PackError([Problem(f"YAML syntax error: {message}", file, line)]) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (NUL, BEL…)
+        line = text[: exc.position].count("\n") + 1
+        code = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "?")
+        raise PackError([Problem(f"the character U+{code:04X} is not allowed in YAML (control "
+                                 "characters are refused)", file, line)]) from None
     except yaml.YAMLError as exc:
-        raise PackError([Problem(f"YAML error: {exc}", file)]) from None
+        message = " ".join(str(exc).split())  # one line
+        raise PackError([Problem(f"YAML error: {message}", file)]) from None
     if not nodes:
         raise PackError([Problem("file is empty; a pack is one YAML mapping", file, 1)])
     if len(nodes) > 1:
@@ -178,6 +186,12 @@ class _Builder:
             self._problem(node, path, f"explicit YAML tag {node.tag!r} is not allowed")
             return None
         value = node.value
+        control = _CONTROL.search(value)
+        if control:  # written as an escape ("\e[31m") in a quoted string
+            code = ord(control.group())
+            self._problem(node, path, f"contains the control character U+{code:04X}; pack "
+                                      "text may not carry terminal control codes")
+            return None
         if not plain:
             return value
         if value in _NULLS:

@@ -177,3 +177,41 @@ def test_seed_profile_keeps_the_seed_pages_commands():
                              result.evaluation)
     assert " ".join(command.split()) == ("llama-server -hf unsloth/Qwen3.5-35B-A3B-GGUF:Q4_K_M "
                                          "\\ --ctx-size 8192 -ngl 999 --flash-attn")
+
+
+def test_pack_text_in_a_launch_command_is_quoted_for_the_shell(tmp_path):
+    """An engine pack naming a KV type with shell syntax: the command carries it as one
+    quoted word, which a shell passes on without running anything."""
+    from pathlib import Path
+
+    engine = (Path(__file__).resolve().parent.parent / "packs" / "engines" / "llama.cpp.yaml"
+              ).read_text(encoding="utf-8")
+    hostile = engine.replace("  q8_0: q8_0\n", "  q8_0: \"q8_0$(touch pwned);`id`\"\n", 1)
+    hostile = hostile.replace("id: llama.cpp\n", "id: llama.cpp\noverride: true\n", 1)
+    (tmp_path / "llama.cpp.yaml").write_text(hostile, encoding="utf-8")
+    registry = fitproof.load_registry([tmp_path], plugins=False)
+    scenario = fitproof.api.scenario(registry, model="qwen3-8b", hardware="rtx-4090", kv="q8_0")
+    estimate = fitproof.Estimate(registry, scenario)
+    command = launch_command(registry, scenario, registry.engines["llama.cpp"],
+                             estimate.evaluation)
+    assert "-ctk 'q8_0$(touch pwned);`id`' -ctv 'q8_0$(touch pwned);`id`'" in command
+    words = shlex.split(command.replace("\\\n", " "))
+    assert words[words.index("-ctk") + 1] == "q8_0$(touch pwned);`id`"
+
+
+def test_a_repository_with_shell_syntax_is_refused_where_it_stands(tmp_path):
+    from pathlib import Path
+
+    model = (Path(__file__).resolve().parent.parent / "packs" / "models" / "qwen3-8b.yaml"
+             ).read_text(encoding="utf-8")
+    lines = model.splitlines()
+    number = next(i for i, line in enumerate(lines) if line.startswith("gguf_repo:")) + 1
+    lines[number - 1] = 'gguf_repo: "Qwen/x$(reboot)"'
+    (tmp_path / "qwen3-8b.yaml").write_text("\n".join(lines).replace(
+        "id: qwen3-8b\n", "id: qwen3-8b\noverride: true\n", 1) + "\n", encoding="utf-8")
+    with pytest.raises(fitproof.PackError) as caught:
+        fitproof.load_registry([tmp_path], plugins=False)
+    (problem,) = caught.value.problems
+    assert problem.field == "gguf_repo" and problem.line == number + 1
+    assert problem.message == ("must match the pattern ^[A-Za-z0-9][A-Za-z0-9_.-]*/"
+                               "[A-Za-z0-9][A-Za-z0-9_.-]*$ (got \"Qwen/x$(reboot)\")")

@@ -97,3 +97,28 @@ def test_huge_numbers_and_infinity():
 
 def test_non_string_keys():
     assert problems("1: a\n") == ["pack.yaml:1: mapping keys must be strings"]
+
+
+@pytest.mark.parametrize("written, code", [
+    (r'"Evil \e[31mRED\e[0m"', "001B"),           # an ANSI colour
+    (r'"title \e]0;pwned\a"', "001B"),             # an OSC title sequence
+    (r'"a\x9bb"', "009B"),                         # the C1 control sequence introducer
+    (r'"a\u007fb"', "007F"),
+])
+def test_escaped_control_characters_are_refused_where_they_stand(written, code):
+    assert problems(f"kind: hardware\nid: x\nname: {written}\n") == [
+        f"pack.yaml:3: name: contains the control character U+{code}; pack text may not "
+        "carry terminal control codes"]
+
+
+def test_tabs_and_line_breaks_in_text_are_kept():
+    doc = read_yaml(b'a: "one\\ttwo\\nthree"\nb: |\n  line one\n  line two\n', "x")
+    assert doc.data == {"a": "one\ttwo\nthree", "b": "line one\nline two\n"}
+
+
+@pytest.mark.parametrize("raw, code", [(b"a: 1\nname: a\x07b\n", "0007"),
+                                       (b"a: 1\nb: 2\nname: a\x00b\n", "0000")])
+def test_a_raw_control_character_is_one_line_with_its_line_number(raw, code):
+    line = raw.count(b"\n")
+    assert problems(raw) == [f"pack.yaml:{line}: the character U+{code} is not allowed in "
+                             "YAML (control characters are refused)"]
