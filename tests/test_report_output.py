@@ -81,3 +81,24 @@ def test_unknown_language(capsys):
     assert main(["report", "--no-plugins", "--lang", "fr"]) == 2
     assert capsys.readouterr().err.strip() == (
         "fitproof: error: no catalog for language 'fr'; available: de, en, es")
+
+
+def test_markdown_shows_pack_text_literally(tmp_path):
+    """A pack's name with HTML, a link and emphasis: the Markdown report shows the
+    characters, and no renderer would make a tag, a link or bold text of them."""
+    import subprocess
+    import sys
+
+    (tmp_path / "evil-card.yaml").write_text(
+        "kind: hardware\nid: evil-card\n"
+        "name: '<img src=x onerror=alert(1)> [click](javascript:alert(1)) **bold** | cell'\n"
+        "vendor: Acme\nsource: test\nunified_memory: false\nmemory_gb: 48\n"
+        "memory_bandwidth_gbs: 900\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "fitproof", "report", "--on", "evil-card",
+                             "--pack-dir", str(tmp_path), "--format", "markdown",
+                             "--no-plugins"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    shown = ("&lt;img src=x onerror=alert(1)> \\[click\\](javascript:alert(1)) \\*\\*bold\\*\\* "
+             "\\| cell")
+    assert shown in result.stdout
+    assert "<img" not in result.stdout and "[click]" not in result.stdout
