@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,18 +15,25 @@ REPO = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
 
 
+# A private pack cache and no FITPROOF_PACK_PATH from the developer's shell, set when
+# this file is imported: test modules load packs while they are collected, before any
+# fixture runs, and must not write the user's own cache folder.
+_SAVED = {key: os.environ.get(key) for key in ("FITPROOF_CACHE_DIR", "FITPROOF_PACK_PATH")}
+_CACHE = tempfile.mkdtemp(prefix="fitproof-test-cache-")
+os.environ["FITPROOF_CACHE_DIR"] = _CACHE
+os.environ.pop("FITPROOF_PACK_PATH", None)
+
+
 @pytest.fixture(autouse=True, scope="session")
-def _isolated_environment(tmp_path_factory):
-    """A private pack cache and no FITPROOF_PACK_PATH from the developer's shell."""
-    saved = {key: os.environ.get(key) for key in ("FITPROOF_CACHE_DIR", "FITPROOF_PACK_PATH")}
-    os.environ["FITPROOF_CACHE_DIR"] = str(tmp_path_factory.mktemp("fitproof-cache"))
-    os.environ.pop("FITPROOF_PACK_PATH", None)
+def _isolated_environment():
+    """Give the developer's environment back, and remove the private cache, at the end."""
     yield
-    for key, value in saved.items():
+    for key, value in _SAVED.items():
         if value is None:
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
+    shutil.rmtree(_CACHE, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

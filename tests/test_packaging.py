@@ -75,3 +75,20 @@ def test_the_package_says_it_is_typed():
     from importlib.resources import files
 
     assert files("fitproof").joinpath("py.typed").is_file()
+
+
+def test_collecting_the_tests_leaves_the_users_cache_alone(tmp_path):
+    """Test modules load packs while pytest collects them; the suite's private cache is in
+    place by then, so a user's own cache folder is never written."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("FITPROOF_CACHE_DIR", "XDG_CACHE_HOME")}
+    env["HOME"] = str(tmp_path)
+    result = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                             "-p", "no:cacheprovider", "tests/test_model_library.py"],
+                            cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not (tmp_path / ".cache").exists()

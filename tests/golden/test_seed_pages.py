@@ -32,7 +32,8 @@ from .seed_pages import (
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "seed-data"
-SHARED = Path("/work/shared")
+# the shared folder beside the checkout (../shared), where the seed pages come from
+SHARED = HERE.parent.parent.parent / "shared"
 
 EN_35B = "000_5e7fe9abcf65f49f"
 DE_35B = "002_bdeffcd694695e61"
