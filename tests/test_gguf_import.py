@@ -118,3 +118,15 @@ def test_not_a_gguf_file(tmp_path, capsys):
     assert main(["import", "gguf", str(path), "--id", "fake", "--out", str(tmp_path),
                  "--no-plugins"]) == 2
     assert "not a readable GGUF file" in capsys.readouterr().err
+
+
+def test_without_the_gguf_package_the_command_says_what_to_install(tmp_path, monkeypatch,
+                                                                    capsys):
+    path = tmp_path / "model.gguf"
+    build(path)
+    monkeypatch.setitem(__import__("sys").modules, "gguf", None)  # as if not installed
+    code = main(["import", "gguf", str(path), "--id", "x", "--out", str(tmp_path / "out")])
+    assert code == 2
+    assert capsys.readouterr().err == (
+        "fitproof: error: fitproof import gguf reads headers with the gguf package: "
+        "pip install 'fitproof[gguf]' (or pip install gguf)\n")

@@ -29,10 +29,12 @@ def test_third_party_imports_are_declared_dependencies():
         return {d.split(">")[0].split("=")[0].split("[")[0].strip().lower() for d in requirements}
 
     declared = names(project()["project"]["dependencies"])
-    # an optional feature's import (pyarrow: sweep --format parquet) is in its extra
+    # an optional feature's import (pyarrow: sweep --format parquet; gguf: import gguf) is
+    # in its extra, and the tests install it
     optional = project()["project"]["optional-dependencies"]
-    declared |= names(optional["parquet"])
-    assert names(optional["parquet"]) <= names(optional["test"])  # and tested
+    for extra in ("parquet", "gguf"):
+        declared |= names(optional[extra])
+        assert names(optional[extra]) <= names(optional["test"])
     imported: set[str] = set()
     for path in (REPO / "core").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -92,3 +94,40 @@ def test_collecting_the_tests_leaves_the_users_cache_alone(tmp_path):
                             cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert not (tmp_path / ".cache").exists()
+
+
+def test_the_sdist_and_the_wheel_carry_the_license_and_the_type_marker(tmp_path):
+    """Built as a release would be (PEP 517, setuptools), in a copy of the checkout: both
+    archives hold LICENSE (the Apache-2.0 text pyproject.toml declares) and py.typed, and
+    the wheel's metadata names the license."""
+    import shutil
+    import subprocess
+    import sys
+    import tarfile
+    import zipfile
+
+    source = tmp_path / "source"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
+        ".git", "build", "*.egg-info", "__pycache__", ".mypy_cache", ".pytest_cache",
+        ".hypothesis", "dist"))
+    (tmp_path / "dist").mkdir()
+    # build_meta rewrites sys.argv as it goes: the folder is read first
+    code = ("import sys; from setuptools import build_meta as b; out = sys.argv[1]; "
+            "s = b.build_sdist(out); w = b.build_wheel(out); print('BUILT', s, w)")
+    built = subprocess.run([sys.executable, "-c", code, str(tmp_path / "dist")], cwd=source,
+                           capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr[-2000:]
+    sdist_name, wheel_name = built.stdout.rsplit("BUILT ", 1)[1].split()
+    license_text = (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert "Apache License" in license_text and "Version 2.0, January 2004" in license_text
+    with tarfile.open(tmp_path / "dist" / sdist_name) as sdist:
+        names = sdist.getnames()
+        assert any(n.endswith("/LICENSE") for n in names)
+        assert any(n.endswith("/core/py.typed") for n in names)
+    with zipfile.ZipFile(tmp_path / "dist" / wheel_name) as wheel:
+        names = wheel.namelist()
+        assert "fitproof/py.typed" in names
+        licenses = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+        assert licenses and wheel.read(licenses[0]).decode() == license_text
+        metadata = wheel.read(next(n for n in names if n.endswith(".dist-info/METADATA")))
+        assert b"License-Expression: Apache-2.0" in metadata

@@ -38,7 +38,10 @@ def read_gguf(path: str | Path) -> GGUFReader:
         raise InputError(f"cannot read {path}: no such file")
     try:
         from gguf import GGUFReader
-
+    except ImportError:
+        raise InputError("fitproof import gguf reads headers with the gguf package: "
+                         "pip install 'fitproof[gguf]' (or pip install gguf)") from None
+    try:
         return GGUFReader(path)
     except Exception as exc:  # gguf raises ValueError/struct errors on anything not GGUF
         raise InputError(f"{path}: not a readable GGUF file ({exc})") from None
