@@ -63,3 +63,26 @@ def test_the_python_api_example_prints_what_readme_says():
                             host="desktop-ddr4-3200-2ch", registry=registry)
     shown = ", ".join(f"{moe.value(n):.1f}" for n in ("decode_tps", "decode_tps_low", "decode_tps_high"))
     assert f"# {shown}" in block
+
+
+def test_every_pack_line_the_docs_show_is_the_line_they_name():
+    """Each ``packs/…yaml:N`` README.md and CONTRIBUTING.md print is the line where the
+    quantity shown next to it is defined in that pack (they go stale when a pack grows)."""
+    import re
+
+    shown = 0
+    for doc in ("README.md", "CONTRIBUTING.md"):
+        lines = (REPO / doc).read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines):
+            for path, at in re.findall(r"(?<![\w-])(packs/[\w./-]+\.yaml):(\d+)", line):
+                target = (REPO / path).read_text(encoding="utf-8").splitlines()[int(at) - 1]
+                key = re.match(r"\s*([\w.]+):", target)
+                assert key, f"{doc}:{number + 1}: {path}:{at} is not a definition: {target!r}"
+                # the quantity is named on the line, or (an overridden definition) on the
+                # explain line above it
+                context = line if "overrides" not in line else lines[number - 4:number + 1]
+                assert key.group(1) in " ".join(context if isinstance(context, list) else
+                                                [context]), \
+                    f"{doc}:{number + 1}: {path}:{at} defines {key.group(1)}, not what it shows"
+                shown += 1
+    assert shown >= 5
