@@ -86,3 +86,22 @@ def test_every_pack_line_the_docs_show_is_the_line_they_name():
                     f"{doc}:{number + 1}: {path}:{at} defines {key.group(1)}, not what it shows"
                 shown += 1
     assert shown >= 5
+
+
+def test_every_section_of_the_seed_formulas_a_pack_cites_is_in_the_repository():
+    """Packs cite docs/reference/seed-formulas.md (the reverse-engineered seed pages) by
+    section; the document ships in the repository, and each section cited is a heading of
+    it, so every derivation ends at a page a user can open."""
+    import re
+
+    document = REPO / "docs" / "reference" / "seed-formulas.md"
+    sections = set(re.findall(r"^##+ (\d+)[a-z]?\. ", document.read_text(encoding="utf-8"),
+                              re.M))
+    cited = set()
+    for pack in (REPO / "packs").rglob("*.yaml"):
+        text = pack.read_text(encoding="utf-8")
+        assert "seed-formulas.md" not in text.replace("docs/reference/seed-formulas.md", ""), \
+            f"{pack} cites seed-formulas.md by a path outside the repository"
+        cited |= set(re.findall(r"docs/reference/seed-formulas\.md §(\d+)", text))
+    assert len(cited) >= 10
+    assert cited <= sections, sorted(cited - sections)

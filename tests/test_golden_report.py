@@ -137,7 +137,7 @@ NOT_REPRODUCED = {
     ("004_88199bed12c6e9bb", "best_value"):
         "the page shows a bundle '2x A100 80GB SXM, 160GB, ~$24,000' although one A100 80GB "
         "holds the 70.03 GiB with safe headroom; fitproof picks 1x A100 80GB SXM at the "
-        "$12,000 used price (reference/seed-formulas.md §10: not derivable from the seeds)",
+        "$12,000 used price (docs/reference/seed-formulas.md §10: not derivable from the seeds)",
 }
 
 
@@ -202,7 +202,7 @@ FT_NOT_REPRODUCED = {
     ("004_88199bed12c6e9bb", "Full"):
         "the page recommends 8x H200 141GB SXM (1128GB) for 934.12 GiB; fitproof's rule "
         "(fewest devices, then price, then memory) finds 4x Instinct MI325X 256GB (1024GB) "
-        "enough, with 0.92 x 1024 = 942.08 GB >= 934.12 (reference/seed-formulas.md §10 notes "
+        "enough, with 0.92 x 1024 = 942.08 GB >= 934.12 (docs/reference/seed-formulas.md §10 notes "
         "the page's multi-GPU picks follow no rule the seeds reveal)",
 }
 
