@@ -254,8 +254,10 @@ def import_hf(path: str, registry: Registry, *, model_id: str, out: str,
               hf_repo: str | None = None, force: bool = False) -> Path:
     """``fitproof import hf``: a model pack from a Hugging Face ``config.json``; its path."""
     from .importers.huggingface import import_config, model_pack_text, read_config
-    from .importers.writer import write_pack
+    from .importers.writer import check_text, write_pack
 
+    check_text({"--id": model_id, "--out": out, "--name": name, "--source": source,
+                "--hf-repo": hf_repo})
     imported = import_config(read_config(path), registry)
     text = model_pack_text(model_id, name or model_id, source or path, imported, hf_repo)
     return write_pack(text, out, model_id, force=force)
@@ -266,8 +268,10 @@ def import_gguf(path: str, registry: Registry, *, model_id: str, out: str,
                 quant: str | None = None, force: bool = False) -> Path:
     """``fitproof import gguf``: a model pack from a GGUF file's header; its path."""
     from .importers.gguf import import_gguf as read
-    from .importers.writer import write_pack
+    from .importers.writer import check_text, write_pack
 
+    check_text({"--id": model_id, "--out": out, "--name": name, "--source": source,
+                "--hf-repo": hf_repo, "--quant": quant})
     text = read(path, registry, model_id=model_id, name=name, source=source, hf_repo=hf_repo,
                 quant=quant)
     return write_pack(text, out, model_id, force=force)

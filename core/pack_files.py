@@ -128,6 +128,32 @@ def _read_file(path: Path, display: str) -> bytes | Problem:
         os.close(descriptor)
 
 
+def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of regular file ``path``, at most ``limit`` of them. Raises ``ValueError``
+    saying why not (a pipe or a device, which are never read from; a file over the limit)
+    and ``OSError`` when it cannot be opened."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("is not a regular file (a device, pipe or socket)")
+        if info.st_size > limit:
+            raise ValueError(f"is {info.st_size:,} bytes; at most {limit:,} are read")
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(descriptor, min(left, info.st_size + 1))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > limit:
+            raise ValueError(f"is over {limit:,} bytes; at most {limit:,} are read")
+        return data
+    finally:
+        os.close(descriptor)
+
+
 def find_pack_files(roots: Iterable[PackRoot]) -> tuple[list[PackSource], list[Problem]]:
     """Every pack file under ``roots``, in order, with problems for unreadable roots."""
     sources: list[PackSource] = []

@@ -281,3 +281,85 @@ def test_a_special_file_given_as_the_pack_folder(tmp_path, capsys, root):
     assert code == 1 and err.splitlines() == [
         "fitproof: 1 problem in packs:",
         f"  {root}: is not a pack file or folder (a device, pipe or socket) (from --pack-dir)"]
+
+
+HF_CASES = {
+    "nested": ("[" * 100_000 + "]" * 100_000, "JSON nested too deeply for a config.json"),
+    "surrogate": ('{"architectures": ["\\ud800"], "hidden_size": 4096}',
+                  "architectures[0]: text with a lone surrogate (\\ud800)"),
+}
+# NaN and Infinity are JSON as transformers writes it, and refused only where the importer
+# reads them (Nemotron's config holds an infinite time-step limit no size depends on)
+HF_READ = {
+    "infinity": ('{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, '
+                 '"num_hidden_layers": Infinity}',
+                 "num_hidden_layers: inf is not a number a model can be sized with"),
+    "nan": ('{"architectures": ["LlamaForCausalLM"], "hidden_size": NaN}',
+            "hidden_size: nan is not a number a model can be sized with"),
+}
+
+
+@pytest.mark.parametrize("case", HF_READ)
+def test_a_non_finite_figure_the_importer_reads_is_one_line(tmp_path, capsys, case):
+    text, message = HF_READ[case]
+    path = tmp_path / "config.json"
+    path.write_text(text, encoding="utf-8")
+    code, out, err = run(capsys, "import", "hf", str(path), "--id", "x", "--out",
+                         str(tmp_path / "out"))
+    assert (code, out, err) == (2, "", f"fitproof: error: {message}\n")
+
+
+@pytest.mark.parametrize("case", HF_CASES)
+def test_hostile_config_json_is_one_line(tmp_path, capsys, case):
+    text, message = HF_CASES[case]
+    path = tmp_path / "config.json"
+    path.write_text(text, encoding="utf-8")
+    code, out, err = run(capsys, "import", "hf", str(path), "--id", "x", "--out",
+                         str(tmp_path / "out"))
+    assert (code, out) == (2, "")
+    assert err == f"fitproof: error: {path}: {message}\n"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("special", ["fifo", "/dev/zero"])
+def test_import_hf_never_reads_a_pipe_or_a_device(tmp_path, capsys, special):
+    import os
+
+    path = tmp_path / "config.json"
+    if special == "fifo":
+        os.mkfifo(path)  # opening it to read would wait for a writer forever
+    else:
+        path.symlink_to("/dev/zero")  # reading it would never end
+    started = time.perf_counter()
+    code, _, err = run(capsys, "import", "hf", str(path), "--id", "x", "--out",
+                       str(tmp_path / "out"))
+    assert time.perf_counter() - started < 2
+    assert code == 2
+    assert err == (f"fitproof: error: {path} is not a regular file (a device, pipe or "
+                   "socket); a config.json is a small file\n")
+
+
+def test_an_import_option_that_is_not_utf8_is_one_line(tmp_path, capsys):
+    from .conftest import REPO
+
+    config = sorted((REPO / "tests" / "data" / "hf-configs").iterdir())[0]
+    name = b"\xff\xfe".decode("utf-8", "surrogateescape")  # as Python passes such an argv
+    code, _, err = run(capsys, "import", "hf", str(config), "--id", "x", "--out",
+                       str(tmp_path / "out"), "--name", name)
+    assert (code, err) == (2, "fitproof: error: --name is not valid UTF-8 text\n")
+
+
+def test_an_import_problem_names_the_pack_as_not_written(tmp_path, capsys):
+    """A config that lacks what a model pack needs: the problem names the pack the import
+    would have written, and says it was not written."""
+    path = tmp_path / "config.json"
+    path.write_text('{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, '
+                    '"num_hidden_layers": 2, "num_attention_heads": 32, '
+                    '"intermediate_size": 100}', encoding="utf-8")
+    out = tmp_path / "out"
+    code, _, err = run(capsys, "import", "hf", str(path), "--id", "x", "--out", str(out))
+    assert code == 1
+    assert err.splitlines() == ["fitproof: 1 problem in packs:",
+                                f"  {out}/x.yaml (not written):1: missing required field "
+                                "'vocab_size'"]
+    assert not (out / "x.yaml").exists()

@@ -18,6 +18,7 @@ from typing import Any
 import attrs
 
 from ..errors import InputError
+from ..pack_files import read_bounded
 from ..registry import Registry
 from ..specs import ImporterPack
 
@@ -39,21 +40,50 @@ class ImportedModel:
 
 
 def read_config(path: str | Path) -> dict[str, Any]:
-    """Parse a config.json (non-standard NaN/Infinity allowed, as transformers writes them)."""
+    """Parse a config.json: a regular file of at most ``MAX_CONFIG_BYTES``, UTF-8 JSON
+    (NaN and Infinity allowed, as transformers writes them) whose text is valid Unicode."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, MAX_CONFIG_BYTES)
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise InputError(f"{path}: {len(raw):,} bytes is too large for a config.json")
+    except ValueError as exc:
+        raise InputError(f"{path} {exc}; a config.json is a small file") from None
     try:
         data = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested too deeply for a config.json") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise InputError(f"{path}: not a JSON config: {exc}") from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: a config.json is a JSON object")
+    problem = _unusable_value(data)
+    if problem:
+        raise InputError(f"{path}: {problem}")
     return data
+
+
+def _unusable_value(data: Any) -> str | None:
+    """What makes a value of ``data`` unusable anywhere (text with a lone surrogate, which
+    no file can hold), with its key. NaN and infinities are refused where they are read."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        key, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((f"{key}.{k}" if key else str(k), v) for k, v in value.items())
+            stack.extend((f"{key} (a key)", k) for k in value)
+        elif isinstance(value, list):
+            stack.extend((f"{key}[{i}]", v) for i, v in enumerate(value))
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return f"{key}: text with a lone surrogate (\\u{ord(value[_bad(value)]):04x})"
+    return None
+
+
+def _bad(text: str) -> int:
+    return next(i for i, c in enumerate(text) if 0xD800 <= ord(c) <= 0xDFFF)
 
 
 def _flatten(config: dict[str, Any]) -> dict[str, Any]:
@@ -90,6 +120,12 @@ class _Reader:
         if key in self.cfg:
             self.used.add(key)
             value = self.cfg[key]
+            for number in (value if isinstance(value, list) else [value]):
+                if isinstance(number, float) and not math.isfinite(number):
+                    # configs hold infinities in keys no size depends on (a time-step
+                    # limit); one the importer reads cannot size anything
+                    raise InputError(f"{key}: {number} is not a number a model can be "
+                                     "sized with")
             return default if value is None else value
         return default
 
