@@ -130,3 +130,68 @@ def test_without_the_gguf_package_the_command_says_what_to_install(tmp_path, mon
     assert capsys.readouterr().err == (
         "fitproof: error: fitproof import gguf reads headers with the gguf package: "
         "pip install 'fitproof[gguf]' (or pip install gguf)\n")
+
+
+def _header(*entries: bytes, tensors: int = 0) -> bytes:
+    """A GGUF v3 header with ``entries`` (each a key, type and value, already packed)."""
+    import struct
+
+    return b"GGUF" + struct.pack("<IQQ", 3, tensors, len(entries)) + b"".join(entries)
+
+
+def _key(name: str) -> bytes:
+    import struct
+
+    return struct.pack("<Q", len(name)) + name.encode()
+
+
+@pytest.mark.parametrize("entries, message", [
+    # an array of 2^60 bytes: the gguf reader would loop for minutes and fill memory
+    ((_key("tokenizer.ggml.token_type") + (9).to_bytes(4, "little") + (0).to_bytes(4, "little")
+      + (2**60).to_bytes(8, "little"),),
+     "tokenizer.ggml.token_type (1,152,921,504,606,846,976 elements) needs "
+     "1,152,921,504,606,846,976 bytes; 0 are left in the file"),
+    ((_key("tokenizer.ggml.tokens") + (9).to_bytes(4, "little") + (8).to_bytes(4, "little")
+      + (2**40).to_bytes(8, "little"),),
+     "tokenizer.ggml.tokens claims 1,099,511,627,776 strings, more than the file can hold"),
+    ((_key("general.name") + (8).to_bytes(4, "little") + (2**62).to_bytes(8, "little"),),
+     "general.name needs 4,611,686,018,427,387,904 bytes; 0 are left in the file"),
+    ((_key("general.x") + (99).to_bytes(4, "little"),),
+     "general.x has value type 99, which GGUF does not define"),
+])
+def test_a_header_claiming_more_than_the_file_holds_is_refused_at_once(tmp_path, capsys,
+                                                                      entries, message):
+    import time
+
+    path = tmp_path / "hostile.gguf"
+    path.write_bytes(_header(*entries))
+    started = time.perf_counter()
+    code = main(["import", "gguf", str(path), "--id", "x", "--out", str(tmp_path / "out")])
+    assert time.perf_counter() - started < 2
+    assert code == 2
+    assert capsys.readouterr().err == (f"fitproof: error: {path}: not a readable GGUF file "
+                                       f"({message})\n")
+
+
+def test_a_header_with_impossible_counts_is_refused(tmp_path, capsys):
+    path = tmp_path / "counts.gguf"
+    path.write_bytes(_header(tensors=2**50))
+    code = main(["import", "gguf", str(path), "--id", "x", "--out", str(tmp_path / "out")])
+    assert code == 2
+    assert "claims 1,125,899,906,842,624 tensors and 0 metadata entries" in \
+        capsys.readouterr().err
+
+
+@pytest.mark.parametrize("special", ["fifo", "/dev/zero"])
+def test_import_gguf_never_reads_a_pipe_or_a_device(tmp_path, capsys, special):
+    import os
+
+    path = tmp_path / "model.gguf"
+    if special == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    code = main(["import", "gguf", str(path), "--id", "x", "--out", str(tmp_path / "out")])
+    assert code == 2
+    assert capsys.readouterr().err == (f"fitproof: error: {path} is not a regular file (a "
+                                       "device, pipe or socket); a GGUF file is read from disk\n")

@@ -9,11 +9,14 @@ tensor data is never touched.
 from __future__ import annotations
 
 import fnmatch
+import os
+import stat
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+from .gguf_header import HeaderError, check_header
 from ..registry import Registry
 from .huggingface import ConfigNotUnderstood, ImportedModel, family_of, model_pack_text
 from ..specs import ImporterPack
@@ -34,8 +37,21 @@ def _value(field: ReaderField) -> Any:
 def read_gguf(path: str | Path) -> GGUFReader:
     """Open a GGUF file's header; raise :class:`InputError` if it is not one."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError(f"cannot read {path}: no such file")
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with os.fdopen(descriptor, "rb") as stream:
+        info = os.fstat(stream.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{path} is not a regular file (a device, pipe or socket); "
+                             "a GGUF file is read from disk")
+        try:
+            check_header(stream, info.st_size)
+        except (HeaderError, OSError) as exc:
+            raise InputError(f"{path}: not a readable GGUF file ({exc})") from None
     try:
         from gguf import GGUFReader
     except ImportError:
