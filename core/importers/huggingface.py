@@ -11,18 +11,16 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
 from ..errors import InputError
-from ..pack_files import read_bounded
+from .config_file import read_config as read_config
 from ..registry import Registry
 from ..specs import ImporterPack
 
-MAX_CONFIG_BYTES = 5_000_000
 
 
 class ConfigNotUnderstood(InputError):
@@ -37,53 +35,6 @@ class ImportedModel:
 
     fields: dict[str, Any]
     notes: tuple[str, ...] = ()
-
-
-def read_config(path: str | Path) -> dict[str, Any]:
-    """Parse a config.json: a regular file of at most ``MAX_CONFIG_BYTES``, UTF-8 JSON
-    (NaN and Infinity allowed, as transformers writes them) whose text is valid Unicode."""
-    path = Path(path)
-    try:
-        raw = read_bounded(path, MAX_CONFIG_BYTES)
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise InputError(f"{path} {exc}; a config.json is a small file") from None
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except RecursionError:
-        raise InputError(f"{path}: JSON nested too deeply for a config.json") from None
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"{path}: not a JSON config: {exc}") from None
-    if not isinstance(data, dict):
-        raise InputError(f"{path}: a config.json is a JSON object")
-    problem = _unusable_value(data)
-    if problem:
-        raise InputError(f"{path}: {problem}")
-    return data
-
-
-def _unusable_value(data: Any) -> str | None:
-    """What makes a value of ``data`` unusable anywhere (text with a lone surrogate, which
-    no file can hold), with its key. NaN and infinities are refused where they are read."""
-    stack: list[tuple[str, Any]] = [("", data)]
-    while stack:
-        key, value = stack.pop()
-        if isinstance(value, dict):
-            stack.extend((f"{key}.{k}" if key else str(k), v) for k, v in value.items())
-            stack.extend((f"{key} (a key)", k) for k in value)
-        elif isinstance(value, list):
-            stack.extend((f"{key}[{i}]", v) for i, v in enumerate(value))
-        elif isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                return f"{key}: text with a lone surrogate (\\u{ord(value[_bad(value)]):04x})"
-    return None
-
-
-def _bad(text: str) -> int:
-    return next(i for i, c in enumerate(text) if 0xD800 <= ord(c) <= 0xDFFF)
 
 
 def _flatten(config: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,61 @@
+"""Reading a Hugging Face ``config.json`` that may be hostile: a regular file within a size
+limit (a pipe or a device is never read), JSON that is not nested without end, and text
+a pack file can hold."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..pack_files import read_bounded
+
+MAX_CONFIG_BYTES = 5_000_000
+
+
+def read_config(path: str | Path) -> dict[str, Any]:
+    """Parse a config.json: a regular file of at most ``MAX_CONFIG_BYTES``, UTF-8 JSON
+    (NaN and Infinity allowed, as transformers writes them) whose text is valid Unicode."""
+    path = Path(path)
+    try:
+        raw = read_bounded(path, MAX_CONFIG_BYTES)
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise InputError(f"{path} {exc}; a config.json is a small file") from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested too deeply for a config.json") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"{path}: not a JSON config: {exc}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: a config.json is a JSON object")
+    problem = _unusable_value(data)
+    if problem:
+        raise InputError(f"{path}: {problem}")
+    return data
+
+
+def _unusable_value(data: Any) -> str | None:
+    """What makes a value of ``data`` unusable anywhere (text with a lone surrogate, which
+    no file can hold), with its key. NaN and infinities are refused where they are read."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        key, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((f"{key}.{k}" if key else str(k), v) for k, v in value.items())
+            stack.extend((f"{key} (a key)", k) for k in value)
+        elif isinstance(value, list):
+            stack.extend((f"{key}[{i}]", v) for i, v in enumerate(value))
+        elif isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return f"{key}: text with a lone surrogate (\\u{ord(value[_bad(value)]):04x})"
+    return None
+
+
+def _bad(text: str) -> int:
+    return next(i for i, c in enumerate(text) if 0xD800 <= ord(c) <= 0xDFFF)
