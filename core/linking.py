@@ -23,10 +23,11 @@ from .views import LoadedPack
 
 def pack_sources(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: bool = True,
                  extra_plugins: Iterable[object] = (), environ: dict[str, str] | None = None,
-                 formats: list[Formats] | None = None,
+                 formats: list[Formats] | None = None, roots_by_label: dict[str, str] | None = None,
                  ) -> tuple[list[PackSource], list[Problem], list[str]]:
     """Every pack file fitproof would load, in load order, with problems and warnings
-    (and, into ``formats`` when given, the output formats the same plugins register)."""
+    (and, into ``formats`` when given, the output formats the same plugins register; into
+    ``roots_by_label``, each pack root's label and who gave it)."""
     plugin_set = plugin_manager(entry_points_group="fitproof" if plugins else None,
                                 extra_plugins=extra_plugins)
     roots, warnings = collect_pack_roots(plugin_set)
@@ -35,6 +36,8 @@ def pack_sources(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: b
         formats.append(found)
         warnings += format_warnings
     roots += local_pack_roots(pack_dirs, environ=environ)
+    if roots_by_label is not None:
+        roots_by_label.update((root.label, root.origin) for root in roots)
     sources, problems = find_pack_files(roots)
     return sources, problems, list(plugin_set.warnings) + warnings
 
@@ -62,12 +65,21 @@ def load_registry(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: 
         # Path("") is the current folder, which nobody means by an empty name
         raise InputError("a pack folder needs a name; got an empty one")
     formats: list[Formats] = []
+    labels: dict[str, str] = {}
     sources, problems, warnings = pack_sources(pack_dirs, plugins=plugins,
                                                extra_plugins=extra_plugins, environ=environ,
-                                               formats=formats)
+                                               formats=formats, roots_by_label=labels)
     loaded, load_problems = load_sources(sources, use_cache)
     problems += load_problems
-    origin_of = {source.path: source.origin for source in sources}
+    # who gave each file, and each root (a plugin's folder that is missing, or a file in it
+    # that cannot be read, is that plugin's problem)
+    origin_of = {**labels, **{source.path: source.origin for source in sources}}
+    for problem in problems:
+        if problem.file and problem.file not in origin_of:
+            owner = next((origin for label, origin in labels.items()
+                          if problem.file.startswith(label.rstrip("/\\") + "/")), None)
+            if owner is not None:
+                origin_of[problem.file] = owner
     while True:
         by_plugin = _plugin_problems(problems, origin_of)
         if by_plugin and not strict:

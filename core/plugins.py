@@ -48,7 +48,9 @@ def plugin_manager(*, entry_points_group: str | None = ENTRY_POINT_GROUP,
                 if manager.is_registered(plugin):
                     continue
                 manager.register(plugin, name=f"{dist}:{entry_point.name}")
-            except Exception as exc:  # a broken plugin must not break the tool
+            # a broken plugin must not break the tool, even one that calls sys.exit() or
+            # raises KeyboardInterrupt while it is imported
+            except (Exception, SystemExit, KeyboardInterrupt) as exc:
                 warnings.append(f"plugin {entry_point.name!r} from {dist} failed to load: "
                                 f"{type(exc).__name__}: {exc}")
     for plugin in extra_plugins:
@@ -77,7 +79,7 @@ def collect_pack_roots(plugins: PluginSet) -> tuple[list[PackRoot], list[str]]:
 
         try:
             impl.function(register=register)
-        except Exception as exc:
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
             warnings.append(f"plugin {origin!r} failed in register_packs: "
                             f"{type(exc).__name__}: {exc}")
     return roots, warnings
@@ -100,7 +102,7 @@ def collect_output_formats(plugins: PluginSet) -> tuple[Formats, list[str]]:
 
         try:
             impl.function(register=register)
-        except Exception as exc:
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
             warnings.append(f"plugin {origin!r} failed in register_output_formats: "
                             f"{type(exc).__name__}: {exc}")
             continue

@@ -222,3 +222,33 @@ def test_a_plugin_reusing_a_builtin_id_is_refused_unless_it_overrides(tmp_path, 
         "  from:   fp_clashing:fp_clashing",
         "  overrides: packs/hardware/rtx-3090.yaml (from fitproof)",
         "  wins:   declares 'override: true' (line 3) and loads after the packs it replaces"]
+
+
+BROKEN_PLUGINS = {
+    "exits at import": "import sys\nsys.exit(3)\n",
+    "interrupts at import": "raise KeyboardInterrupt\n",
+    "exits in its hook": ("import sys\nfrom fitproof.hookspecs import hookimpl\n\n"
+                          "@hookimpl\ndef register_packs(register):\n    sys.exit(0)\n"),
+    "registers a missing folder": (
+        "from pathlib import Path\nfrom fitproof.hookspecs import hookimpl\n\n"
+        "@hookimpl\ndef register_packs(register):\n"
+        "    register(Path(__file__).parent / 'no-such-folder')\n"),
+    "registers a device": ("from fitproof.hookspecs import hookimpl\n\n"
+                           "@hookimpl\ndef register_packs(register):\n"
+                           "    register('/dev/zero')\n"),
+}
+
+
+@pytest.mark.parametrize("case", BROKEN_PLUGINS)
+def test_a_plugin_that_exits_interrupts_or_registers_nothing_readable_is_left_out(
+        tmp_path, monkeypatch, capsys, case):
+    name = "fp_" + case.replace(" ", "_")
+    _install_fake_entry_points(monkeypatch, tmp_path, {name: BROKEN_PLUGINS[case]})
+    code = main(["estimate", "qwen3.5-35b-a3b", "--on", "arc-pro-b60", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and '"verdict"' in out  # the tool goes on without it
+    assert "Traceback" not in err
+    assert err.startswith("fitproof: warning: plugin ") and name in err
+    code = main(["estimate", "qwen3.5-35b-a3b", "--on", "arc-pro-b60", "--strict"])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == "" and name in err
