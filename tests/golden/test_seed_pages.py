@@ -101,14 +101,16 @@ def test_loads_the_four_pages(pages: dict[str, SeedPage]) -> None:
         assert page.stem == stem and page.path == SEEDS_DIR / f"{stem}.txt"
 
 
-@pytest.mark.skipif(not (SHARED / "seeds").is_dir(), reason="shared seeds not available")
+@pytest.mark.skipif(not (SHARED / "seeds").is_dir(),
+                    reason=f"the shared folder beside the checkout ({SHARED}) has no seeds/")
 def test_seed_files_are_the_shared_ones() -> None:
     for stem in STEMS:
         name = f"{stem}.txt"
         assert (SEEDS_DIR / name).read_bytes() == (SHARED / "seeds" / name).read_bytes()
 
 
-@pytest.mark.skipif(not (SHARED / "reference/seed-data").is_dir(), reason="shared reference not available")
+@pytest.mark.skipif(not (SHARED / "reference/seed-data").is_dir(),
+                    reason=f"the shared folder beside the checkout ({SHARED}) has no reference/seed-data/")
 @pytest.mark.parametrize("name", ["gpus.csv", "pages.csv", "providers.csv", "quant_matrix.csv", "finetune.csv"])
 def test_csv_copies_are_byte_identical(name: str) -> None:
     assert (DATA / name).read_bytes() == (SHARED / "reference/seed-data" / name).read_bytes()
