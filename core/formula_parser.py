@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import warnings
 from collections.abc import Iterator
-from typing import Union, cast
+from typing import Any, Union, cast
 
 import attrs
 
@@ -302,3 +302,23 @@ def walk(node: Node) -> Iterator[Node]:
         yield from walk(node.test)
         yield from walk(node.body)
         yield from walk(node.orelse)
+
+
+def tree_data(node: Node) -> list[Any]:
+    """``node`` as nested lists of strings and numbers: what a snapshot stores, and
+    ``scalar.compile_data`` turns back into a function."""
+    if isinstance(node, Num):
+        return ["num", float(node.value)]
+    if isinstance(node, Ref):
+        return ["ref", node.name]
+    if isinstance(node, Unary):
+        return ["unary", node.op, tree_data(node.operand)]
+    if isinstance(node, Binary):
+        return ["binary", node.op, tree_data(node.left), tree_data(node.right)]
+    if isinstance(node, Compare):
+        return ["compare", list(node.ops), [tree_data(o) for o in node.operands]]
+    if isinstance(node, BoolOp):
+        return ["bool", node.op, [tree_data(v) for v in node.values]]
+    if isinstance(node, Cond):
+        return ["cond", tree_data(node.test), tree_data(node.body), tree_data(node.orelse)]
+    return ["call", node.func, [tree_data(a) for a in node.args]]

@@ -105,40 +105,47 @@ NOT_A_FILE = "is not a regular file (a device, pipe or socket); packs are read f
 
 
 def _read_file(path: Path, display: str) -> bytes | Problem:
-    """The bytes of pack file ``path``, or the problem that keeps it from being read: it is
-    not a regular file (opened without waiting, so a pipe never blocks, and checked on the
-    opened file, so a link to a device is never read) or it is over ``MAX_PACK_BYTES``."""
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    """The bytes of pack file ``path``, or the problem that keeps it from being read (see
+    :func:`read_bounded`)."""
     try:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode):
-            return Problem(NOT_A_FILE, display)
-        if info.st_size > MAX_PACK_BYTES:  # never read a huge file
-            return Problem(f"file is {info.st_size:,} bytes; a pack may be at most "
-                           f"{MAX_PACK_BYTES:,} bytes", display)
-        chunks, left = [], MAX_PACK_BYTES + 1
-        while left > 0:
-            chunk = os.read(descriptor, min(left, info.st_size + 1))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-    finally:
+        return read_bounded(path, MAX_PACK_BYTES)
+    except NotARegularFile:
+        return Problem(NOT_A_FILE, display)
+    except TooLarge as exc:  # never read a huge file
+        return Problem(f"file is {exc.size:,} bytes; a pack may be at most "
+                       f"{MAX_PACK_BYTES:,} bytes", display)
+
+
+class NotARegularFile(ValueError):
+    def __init__(self) -> None:
+        super().__init__("is not a regular file (a device, pipe or socket)")
+
+
+class TooLarge(ValueError):
+    def __init__(self, size: int, limit: int):
+        self.size = size
+        super().__init__(f"is {size:,} bytes; at most {limit:,} are read")
+
+
+def open_regular(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
+    """A descriptor of regular file ``path`` and its status: opened without waiting (a pipe
+    never blocks) and checked on the opened file (a link to a device is refused). Raises
+    :class:`NotARegularFile`, and ``OSError`` when it cannot be opened."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    info = os.fstat(descriptor)
+    if not stat.S_ISREG(info.st_mode):
         os.close(descriptor)
+        raise NotARegularFile()
+    return descriptor, info
 
 
 def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
-    """The bytes of regular file ``path``, at most ``limit`` of them. Raises ``ValueError``
-    saying why not (a pipe or a device, which are never read from; a file over the limit)
-    and ``OSError`` when it cannot be opened."""
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    """The bytes of regular file ``path`` (see :func:`open_regular`), at most ``limit`` of
+    them; raises :class:`TooLarge` (a ``ValueError``) for a larger file."""
+    descriptor, info = open_regular(path)
     try:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError("is not a regular file (a device, pipe or socket)")
         if info.st_size > limit:
-            raise ValueError(f"is {info.st_size:,} bytes; at most {limit:,} are read")
+            raise TooLarge(info.st_size, limit)
         chunks, left = [], limit + 1
         while left > 0:
             chunk = os.read(descriptor, min(left, info.st_size + 1))
@@ -147,8 +154,8 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
             chunks.append(chunk)
             left -= len(chunk)
         data = b"".join(chunks)
-        if len(data) > limit:
-            raise ValueError(f"is over {limit:,} bytes; at most {limit:,} are read")
+        if len(data) > limit:  # it grew since it was measured
+            raise TooLarge(len(data), limit)
         return data
     finally:
         os.close(descriptor)

@@ -1,7 +1,7 @@
 """Formula trees as plain-Python functions of one scenario: no numpy, same numbers.
 
 The snapshot of a pack set (``snapshot.py``) stores each parsed formula as a nested list
-(:func:`tree_data` writes it from the parser's tree); :func:`compile_data` turns it back
+(``formula_parser.tree_data`` writes it from the parser's tree); :func:`compile_data` turns it back
 into a closure over a ``dict`` of floats. Every rule of the array compiler
 (``compiled.py``) holds here too, so both give the same float for the same inputs: NaN is
 unknown and stays unknown through arithmetic, comparisons and ``and``/``or``
@@ -24,28 +24,6 @@ Scalar = Callable[[Env], float]
 
 NAN = math.nan
 INF = math.inf
-
-
-def tree_data(node: Any) -> list[Any]:
-    """The parser's tree (``formula_parser`` nodes) as nested lists of strings and numbers."""
-    kind = type(node).__name__
-    if kind == "Num":
-        return ["num", float(node.value)]
-    if kind == "Ref":
-        return ["ref", node.name]
-    if kind == "Unary":
-        return ["unary", node.op, tree_data(node.operand)]
-    if kind == "Binary":
-        return ["binary", node.op, tree_data(node.left), tree_data(node.right)]
-    if kind == "Compare":
-        return ["compare", list(node.ops), [tree_data(o) for o in node.operands]]
-    if kind == "BoolOp":
-        return ["bool", node.op, [tree_data(v) for v in node.values]]
-    if kind == "Cond":
-        return ["cond", tree_data(node.test), tree_data(node.body), tree_data(node.orelse)]
-    if kind == "Call":
-        return ["call", node.func, [tree_data(a) for a in node.args]]
-    raise AssertionError(f"unknown node {node!r}")
 
 
 def truth(value: float) -> float:
@@ -209,7 +187,8 @@ def _binary(op: str, left_data: list[Any], right_data: list[Any]) -> Scalar:
 
 
 def compile_data(data: list[Any]) -> Scalar:
-    """A closure computing the tree ``data`` (see :func:`tree_data`) from a dict of floats."""
+    """A closure computing the tree ``data`` (see ``formula_parser.tree_data``) from a dict of
+    floats."""
     kind = data[0]
     if kind == "num":
         constant = float(data[1])

@@ -1,7 +1,7 @@
 """A linked registry as plain data: what a single estimate needs, for ``snapshot.py`` to store.
 
 The snapshot holds, for the registry's profile, every formula as a parsed tree (nested
-lists, see ``scalar.tree_data``) in an order where each name comes after what it reads,
+lists, see ``formula_parser.tree_data``) in an order where each name comes after what it reads,
 the verdict rules, the selections with their candidates, the pack values each namespace
 binds (one table entry per entity), the inputs with their ranges and defaults, the name
 index of each selector, and what the view shows (names, units, sources). Nothing in it
@@ -19,7 +19,7 @@ from .evaluator import collection_key
 from .graph import CANDIDATE_NAMESPACES, FormulaGraph
 from .namespaces import NAMESPACES, Entity, key_namespace, keyed_fields, namespace_fields
 from .registry import Registry
-from .scalar import tree_data
+from .formula_parser import tree_data
 from .scenario import SELECTORS, figure_value
 
 FORMAT = 1

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import stat
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+from ..pack_files import NotARegularFile, open_regular
 from .gguf_header import HeaderError, check_header
 from ..registry import Registry
 from .huggingface import ConfigNotUnderstood, ImportedModel, family_of, model_pack_text
@@ -40,14 +40,12 @@ def read_gguf(path: str | Path) -> GGUFReader:
     if not path.exists():
         raise InputError(f"cannot read {path}: no such file")
     try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        descriptor, info = open_regular(path)
+    except NotARegularFile as exc:
+        raise InputError(f"{path} {exc}; a GGUF file is read from disk") from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     with os.fdopen(descriptor, "rb") as stream:
-        info = os.fstat(stream.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"{path} is not a regular file (a device, pipe or socket); "
-                             "a GGUF file is read from disk")
         try:
             check_header(stream, info.st_size)
         except (HeaderError, OSError) as exc:
