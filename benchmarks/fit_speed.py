@@ -1,9 +1,10 @@
 """Fit the measured profile's speed constants to public measurements, and cross-validate.
 
 The measured profile (packs/formulas/measured-throughput.yaml) predicts, for engine e,
-hardware backend b and the weight format's kernel family k:
+hardware backend b, the weight format's kernel family k and the device's memory family m:
 
-    decode step   = on-device share x (weight bytes / (eta_b phi_k BW) + KV bytes / (kappa_b BW))
+    decode step   = on-device share x (weight bytes / (eta_b phi_k rho_m BW)
+                                       + KV bytes / (kappa_b rho_m BW))
                     + t0_b + tau x layers + hop x (devices of a layer split - 1)
                     + all-reduce + the share served from system RAM
                     (or the batch's arithmetic, if that takes longer than the bytes)
@@ -32,7 +33,9 @@ geometric mean of the fitted backends. A kernel family gets its own factor with 
 MIN_KERNEL_ROWS rows; every share is at most 1, the best-measured family's factor is 1 (the
 split between a backend's efficiency and a family's factor is otherwise free), and 'default'
 (for families without measurements) is the row-weighted geometric mean of the fitted
-families. An engine without measurement rows of its own gets the figures of DONOR, each
+families. A memory family (hbm, lpddr, ddr: the hardware pack's memory_family) gets a
+factor rho relative to gddr with at least MIN_KERNEL_ROWS rows on two devices; the others,
+and devices whose pack names no family, get 1. An engine without measurement rows of its own gets the figures of DONOR, each
 saying so, until rows of it are added.
 
 Run: python benchmarks/fit_speed.py [--write] [--rows]
@@ -64,6 +67,7 @@ MIN_BACKEND_ROWS = 5
 DONOR = "llama.cpp"  # stands in for engines without measurements
 MIN_ENGINE_ROWS = 30   # decode rows on at least two devices for an engine's own fit
 MIN_KERNEL_ROWS = 10
+REFERENCE_MEMORY = "gddr"  # the memory family whose factor is 1 (the one most rows were measured on)
 GIB_GB = 2**30 / 1e9
 LOSS_SCALE = 0.1  # soft L1: residuals beyond ~10 % count linearly, not squared
 COLUMNS = ("decode_weights_gib", "kv_read_gib", "kv_replication", "decode_bandwidth_gbs",
@@ -87,6 +91,7 @@ class Rows:
             setattr(self, name, np.array([item[name] for item in items], dtype=float))
         self.backend = [item["backend"] for item in items]
         self.kernel = [item["kernel"] for item in items]
+        self.memory = [item["memory"] for item in items]
         self.hardware = [item["hardware"] for item in items]
 
     def subset(self, mask) -> "Rows":
@@ -108,6 +113,7 @@ def load(registry) -> dict[tuple[str, str], Rows]:
                     batch=float(scenario.inputs["batch"]),
                     backend=scenario.backend or registry.hardware[scenario.hardware].backend or "other",
                     kernel=registry.quant_formats[scenario.quant][0].kernel or "float",
+                    memory=registry.hardware[scenario.hardware].memory_family or "",
                     hardware=scenario.hardware, model=scenario.model, quant=scenario.quant,
                     location=pack.pack.at("rows", index), metric=row.metric)
         groups[(scenario.engine, row.metric)].append(item)
@@ -118,7 +124,7 @@ class Layout:
     """Which constants a fit has: per-backend and per-kernel groups and their positions."""
 
     def __init__(self, rows: Rows, keys: tuple[str, ...], kernel_name: str,
-                 shared: tuple[str, ...]):
+                 shared: tuple[str, ...], memory_name: str | None = None):
         counts = Counter(rows.backend)
         devices = defaultdict(set)
         for backend, hardware in zip(rows.backend, rows.hardware):
@@ -136,6 +142,17 @@ class Layout:
         if not self.kernels:  # too few rows of any family: one factor for all
             self.kernels = [kernels.most_common(1)[0][0]]
         self.kernel_of = [k if k in self.kernels else None for k in rows.kernel]
+        # memory families with enough rows on at least two devices get a factor relative to
+        # the reference family; the others (and devices whose pack names none) get none
+        self.memory_name = memory_name
+        family_devices = defaultdict(set)
+        for family, hardware in zip(rows.memory, rows.hardware):
+            family_devices[family].add(hardware)
+        families = Counter(rows.memory)
+        self.memories = sorted(f for f, c in families.items()
+                               if memory_name and f and f != REFERENCE_MEMORY
+                               and c >= MIN_KERNEL_ROWS and len(family_devices[f]) >= 2)
+        self.memory_of = [f if f in self.memories else None for f in rows.memory]
         self.keys, self.kernel_name, self.shared = keys, kernel_name, shared
         self.index: dict[tuple[str, str], int] = {}
         for key in keys:
@@ -143,6 +160,8 @@ class Layout:
                 self.index[(key, backend)] = len(self.index)
         for kernel in self.kernels:
             self.index[(kernel_name, kernel)] = len(self.index)
+        for family in self.memories:
+            self.index[(memory_name, family)] = len(self.index)
         for key in shared:
             self.index[(key, "default")] = len(self.index)
         self.rows = rows
@@ -162,6 +181,9 @@ class Layout:
             if key == self.kernel_name:
                 kernel = self.kernel_of[i]
                 out[i] = 1.0 if kernel is None else math.exp(theta[self.index[(key, kernel)]])
+            elif key == self.memory_name:
+                family = self.memory_of[i]
+                out[i] = 1.0 if family is None else math.exp(theta[self.index[(key, family)]])
             elif key in self.shared:
                 out[i] = math.exp(theta[self.index[(key, "default")]])
             else:
@@ -171,7 +193,8 @@ class Layout:
 
 PREFILL_CONSTANTS = ("prefill_compute_efficiency", "prefill_attention_efficiency",
                      "prefill_kernel_factor", "prefill_expert_efficiency")
-DECODE_CONSTANTS = ("decode_bandwidth_efficiency", "decode_kernel_factor", "kv_read_efficiency",
+DECODE_CONSTANTS = ("decode_bandwidth_efficiency", "decode_kernel_factor", "decode_memory_factor",
+                    "kv_read_efficiency",
                     "decode_token_overhead_s", "decode_layer_overhead_s", "layer_split_hop_s")
 
 
@@ -193,7 +216,7 @@ def prefill_rate(r: Rows, c: dict[str, np.ndarray]) -> np.ndarray:
 def decode_rate(r: Rows, c: dict[str, np.ndarray], prefill_tflops: np.ndarray,
                 host_efficiency: float) -> np.ndarray:
     """decode_tps as the pack computes it (decode_step_s), for constants ``c``."""
-    bandwidth = r.decode_bandwidth_gbs * 1e9
+    bandwidth = r.decode_bandwidth_gbs * 1e9 * c["decode_memory_factor"]
     memory = ((r.decode_weights_gib - r.host_decode_weights_gib) * 2**30
               / (c["decode_bandwidth_efficiency"] * c["decode_kernel_factor"] * bandwidth)
               + r.kv_read_gib * (1 - r.host_layers_share) * r.kv_replication * 2**30
@@ -224,11 +247,13 @@ PREFILL_START = {"prefill_compute_efficiency": 0.5, "prefill_attention_efficienc
                  "prefill_kernel_factor": 0.8, "prefill_expert_efficiency": 0.99}
 DECODE_START = {"decode_bandwidth_efficiency": 0.7, "kv_read_efficiency": 0.5,
                 "decode_token_overhead_s": 1e-3, "decode_kernel_factor": 1.0,
+                "decode_memory_factor": 0.9,
                 "decode_layer_overhead_s": 1e-5, "layer_split_hop_s": 1e-4}
 
 
 # shares of a peak rate cannot exceed 1; overheads are only kept positive
 SHARES = {"decode_bandwidth_efficiency", "decode_kernel_factor", "kv_read_efficiency",
+          "decode_memory_factor",
           "prefill_compute_efficiency", "prefill_kernel_factor", "prefill_attention_efficiency",
           "prefill_expert_efficiency"}
 # efficiency x kernel factor: the split between the two is free, so the best-measured
@@ -278,12 +303,18 @@ class Fit:
             decode = decode.subset(decode.gpu_share >= 1)
         if decode is not None and decode.n:
             shared = ("layer_split_hop_s",) if np.any(decode.layer_stages > 1) else ()
-            self.decode = Layout(decode, DECODE_KEYS, "decode_kernel_factor", shared)
+            self.decode = Layout(decode, DECODE_KEYS, "decode_kernel_factor", shared,
+                                 "decode_memory_factor")
             rates = self.prefill_tflops(decode)
             self.decode_theta = _fit(self.decode, DECODE_START,
                                      lambda layout, theta: predict_decode(layout, theta, rates))
 
-    def constant(self, key: str, backend: str, kernel: str, layout: Layout, theta) -> float:
+    def constant(self, key: str, backend: str, kernel: str, layout: Layout, theta,
+                 memory: str = "") -> float:
+        if key == layout.memory_name:
+            if memory in layout.memories:
+                return math.exp(theta[layout.index[(key, memory)]])
+            return 1.0  # the reference family, or a device whose pack names none
         if not layout.has(key):
             return neutral(key)
         if key == layout.kernel_name:
@@ -315,8 +346,9 @@ class Fit:
                             for k, c in counts.items()) / total)
 
     def _constants_for(self, rows: Rows, layout: Layout, theta, keys) -> dict[str, np.ndarray]:
-        return {key: np.array([self.constant(key, b, k, layout, theta)
-                               for b, k in zip(rows.backend, rows.kernel)]) for key in keys}
+        return {key: np.array([self.constant(key, b, k, layout, theta, m)
+                               for b, k, m in zip(rows.backend, rows.kernel, rows.memory)])
+                for key in keys}
 
     def host_efficiency(self) -> float:
         """Share of a host's bandwidth the CPU path reaches: the cpu backend's efficiency."""
@@ -429,7 +461,8 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
     lines = []
     sources = sorted({item["location"].split(":")[0] for rows in data.values() for item in rows.items})
 
-    def rows_text(metric: str, backend: str | None = None, kernel: str | None = None) -> tuple[int, str]:
+    def rows_text(metric: str, backend: str | None = None, kernel: str | None = None,
+                  memory: str | None = None) -> tuple[int, str]:
         rows = data[(engine, metric)]
         mask = np.ones(rows.n, dtype=bool)
         if metric == "decode_tps":
@@ -440,19 +473,23 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
             mask &= np.array([b == backend for b in rows.backend])
         if kernel is not None:
             mask &= np.array([k == kernel for k in rows.kernel])
+        if memory is not None:
+            mask &= np.array([m == memory for m in rows.memory])
         predicted = fit.predict(rows, metric)
         residual = np.log(predicted[mask] / rows.value[mask])
         rms = float(np.sqrt(np.mean(residual ** 2))) if mask.any() else math.nan
         return int(mask.sum()), f"RMS log residual {rms:.3f}"
 
     def figure(key: str, value: float, metric: str, backend: str | None, kernel: str | None,
-               what: str) -> list[str]:
-        count, residual = rows_text(metric, backend, kernel)
+               what: str, memory: str | None = None) -> list[str]:
+        count, residual = rows_text(metric, backend, kernel, memory)
         which = [f"{metric} rows of {engine}"]
         if backend:
             which.append(f"on {backend} devices")
         if kernel:
             which.append(f"with {kernel} weights")
+        if memory:
+            which.append(f"on {memory} memory")
         source = (f"fit: python benchmarks/fit_speed.py over the {count} {' '.join(which)} in "
                   + ", ".join(sources) + " (fitted jointly with the other constants)")
         return [f"    value: {significant(value)}", f'    source: "{source}"',
@@ -477,6 +514,19 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
                           if "default" not in layout.backends else
                           '    note: "fitted on the rows of backends with too few measurements of their own"',
                           "    approximate: true"])
+        elif by == "memory":
+            for family in layout.memories:
+                lines.append(f"  {family}:")
+                lines.extend(figure(key, math.exp(theta[layout.index[(key, family)]]), metric,
+                                    None, None, f"fitted, relative to {REFERENCE_MEMORY}", family))
+            lines.append(f"  {REFERENCE_MEMORY}:")
+            lines.extend(["    value: 1.0",
+                          '    source: "fit: python benchmarks/fit_speed.py (the reference family)"',
+                          f'    note: "the other families\' factors are relative to {REFERENCE_MEMORY}"'])
+            lines.append("  default:")
+            lines.extend(["    value: 1.0",
+                          '    source: "fit: python benchmarks/fit_speed.py"',
+                          '    note: "families without enough measurements on two devices, and devices whose pack names none: no factor"'])
         else:
             for kernel in layout.kernels:
                 lines.append(f"  {kernel}:")
@@ -510,6 +560,7 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
     if fit.decode is not None:
         keyed("decode_bandwidth_efficiency", fit.decode, fit.decode_theta, "decode_tps", "backend")
         keyed("decode_kernel_factor", fit.decode, fit.decode_theta, "decode_tps", "kernel")
+        keyed("decode_memory_factor", fit.decode, fit.decode_theta, "decode_tps", "memory")
         keyed("kv_read_efficiency", fit.decode, fit.decode_theta, "decode_tps", "backend")
         keyed("decode_token_overhead_s", fit.decode, fit.decode_theta, "decode_tps", "backend")
         keyed("decode_layer_overhead_s", fit.decode, fit.decode_theta, "decode_tps", "backend")

@@ -3,6 +3,8 @@ large batches, and how a layer split and tensor parallelism share the work."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import fitproof
@@ -91,6 +93,44 @@ def test_decode_step_is_bytes_over_achieved_bandwidth_plus_overheads(measured):
     expected = weights / (eta * phi * 1008e9) + kv_bytes / (kappa * 1008e9) + t0 + 32 * tau
     assert result.value("decode_step_s") == pytest.approx(expected)
     assert result.value("decode_tps") == pytest.approx(1 / expected)
+
+
+def test_hbm_streams_at_its_memory_family_factor(measured):
+    # the same step on an A100 (HBM2e): weights and KV cache at the hbm factor's share
+    result = estimate(measured, "llama-3.1-8b", "a100-80gb-sxm", quant="F16", context=8192,
+                      prompt=4096, generate=512)
+    rho = engine_figure(measured, "llama.cpp", "decode_memory_factor", "hbm")
+    assert 0.3 < rho < 0.9  # fitted on the A100, H100 PCIe and MI300X rows
+    assert result.value("decode_memory_factor") == rho
+    eta = engine_figure(measured, "llama.cpp", "decode_bandwidth_efficiency", "cuda")
+    phi = engine_figure(measured, "llama.cpp", "decode_kernel_factor", "float")
+    kappa = engine_figure(measured, "llama.cpp", "kv_read_efficiency", "cuda")
+    t0 = engine_figure(measured, "llama.cpp", "decode_token_overhead_s", "cuda")
+    tau = engine_figure(measured, "llama.cpp", "decode_layer_overhead_s", "cuda")
+    weights = result.value("decode_weights_gib") * 2**30
+    kv_bytes = 4352 * 32 * 8 * 128 * 2 * 2
+    expected = (weights / (eta * phi * rho * 2039e9) + kv_bytes / (kappa * rho * 2039e9)
+                + t0 + 32 * tau)
+    assert result.value("decode_step_s") == pytest.approx(expected)
+    # GDDR is the reference family; a device whose pack names no family gets no factor
+    assert estimate(measured, "llama-3.1-8b", "rtx-4090").value("decode_memory_factor") == 1
+    assert measured.hardware["apple-m2-ultra-76c-192gb"].memory_family is None
+    assert estimate(measured, "llama-3.1-8b", "apple-m2-ultra-76c-192gb").value(
+        "decode_memory_factor") == engine_figure(measured, "llama.cpp", "decode_memory_factor",
+                                                 "default") == 1
+
+
+def test_an_unknown_memory_family_is_refused_with_its_line(tmp_path, capsys):
+    from fitproof.cli import main
+    pack = (tmp_path / "x.yaml")
+    pack.write_text((Path(__file__).resolve().parent.parent / "examples" / "hardware-template.yaml")
+                    .read_text(encoding="utf-8").replace("memory_family: gddr", "memory_family: sram"),
+                    encoding="utf-8")
+    assert main(["packs", "validate", str(pack)]) == 1
+    out = capsys.readouterr()
+    line = next(i for i, text in enumerate(pack.read_text().splitlines(), 1)
+                if text.startswith("memory_family"))
+    assert f"x.yaml:{line}: memory_family:" in out.out + out.err
 
 
 def test_a_deeper_cache_slows_decode(measured):
@@ -213,7 +253,7 @@ def test_the_report_headline_carries_the_bands(capsys):
     assert main(["report", "llama-3.1-8b", "--on", "rtx-4090", "--no-plugins"]) == 0
     text = capsys.readouterr().out
     low = fitproof.estimate("llama-3.1-8b", "rtx-4090").value("decode_tps_low")
-    assert f"tok/s ({low:.1f}–" in text
+    assert f"tok/s ({round(low, 1):g}–" in text  # one decimal, a trailing .0 dropped
     assert main(["report", "llama-3.1-8b", "--on", "rtx-4090", "--profile", "seed",
                  "--no-plugins"]) == 0
     assert "tok/s (" not in capsys.readouterr().out  # the seed pages have no bands

@@ -67,6 +67,7 @@ class EngineSpec:
     # speed constants fitted to measurements (benchmarks/fit_speed.py)
     decode_bandwidth_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
     decode_kernel_factor: Mapping[str, Figure] = attrs.field(factory=dict)
+    decode_memory_factor: Mapping[str, Figure] = attrs.field(factory=dict)
     kv_read_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
     decode_token_overhead_s: Mapping[str, Figure] = attrs.field(factory=dict)
     decode_layer_overhead_s: Mapping[str, Figure] = attrs.field(factory=dict)

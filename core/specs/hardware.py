@@ -23,6 +23,7 @@ class HardwareSpec:
     aliases: tuple[str, ...] = ()
     notes: Sources = ()
     memory_type: str | None = None
+    memory_family: str | None = None
     fp16_tflops: Figure | None = None
     bf16_tflops: Figure | None = None
     fp8_tflops: Figure | None = None
