@@ -47,7 +47,6 @@ import argparse
 import hashlib
 import math
 import re
-import statistics
 import sys
 import warnings
 from collections import Counter, defaultdict
@@ -671,7 +670,7 @@ def main(argv=None) -> int:
                 for item, ratio in zip(rows.items, medians):
                     print(f"      {ratio:6.2f}  {item['model']} {item['quant']} on {item['hardware']}  {item['location']}")
         fit = fits[engine] = Fit(rows_by_metric.get("prefill_tps"), rows_by_metric.get("decode_tps"))
-        print(f"\nFitted on every row (the shipped constants; fitproof validate shows the same)")
+        print("\nFitted on every row (the shipped constants; fitproof validate shows the same)")
         print(HEADER)
         for metric, rows in sorted(rows_by_metric.items()):
             print(f"{metric:11s}  {'all':10s}  {summary(fit.predict(rows, metric) / rows.value)}")
