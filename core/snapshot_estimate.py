@@ -11,7 +11,7 @@ input out of range, another backend, a verdict no rule decides.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .errors import InputError
@@ -226,17 +226,27 @@ class SnapshotModel:
             # what no formula reads is left out
             wanted = [(ns, [(field, f"{ns}.{field}") for field in selection["fields"][ns]
                             if f"{ns}.{field}" in read]) for ns in selection["namespaces"]]
+            # candidates of the same packs (differing in the inputs they set) share their
+            # fields and keys: read once per set of packs
+            shared: dict[tuple[tuple[str, int], ...],
+                         tuple[dict[str, float], list[tuple[str, str, str]]]] = {}
             for candidate in self.data["collections"].get(selection["collection"], []):
-                overlay: dict[str, float] = {}
-                for namespace, fields_read in wanted:
-                    fields = entities[candidate["entities"][namespace]]["fields"]
-                    for field, name_read in fields_read:
-                        overlay[name_read] = _value(fields.get(field))
+                bound_to = candidate["entities"]
+                packs = tuple(bound_to.items())
+                common = shared.get(packs)
+                if common is None:
+                    fields_of: dict[str, float] = {}
+                    for namespace, fields_read in wanted:
+                        fields = entities[bound_to[namespace]]["fields"]
+                        for field, name_read in fields_read:
+                            fields_of[name_read] = _value(fields.get(field))
+                    common = shared[packs] = (fields_of, [
+                        (namespace, field, key_of(k, key_ns, bound_to[key_ns]))
+                        for namespace, field, k, key_ns in keyed_specs])
+                overlay = dict(common[0])
                 for input_name in selection["overridden"]:
                     overlay[input_name] = _value(candidate["inputs"][input_name])
-                keys = [(namespace, field, key_of(k, key_ns, candidate["entities"][key_ns]))
-                        for namespace, field, k, key_ns in keyed_specs]
-                found.append((overlay, keys))
+                found.append((overlay, common[1]))
         return found
 
     def _same_packs(self, collection: str) -> list[list[int]]:
@@ -263,14 +273,14 @@ class SnapshotModel:
                              and isinstance(part[0], list) for item in part)
         return found
 
-    def _candidate_env(self, name: str, index: int, env: Mapping[str, float],
-                       bound: Mapping[str, Mapping[str, Any]], reads: Iterable[str],
+    def _candidate_env(self, name: str, index: int, base: Mapping[str, float],
+                       bound: Mapping[str, Mapping[str, Any]],
                        keyed: dict[tuple[str, str, str], float]) -> dict[str, float]:
-        """The row ``env`` seen from inside selection ``name`` with its candidate ``index``
-        bound: the row's values of ``reads``, then what the candidate sets, and the row's
-        figures keyed by the candidate's fields (``keyed`` remembers them by key)."""
+        """The row seen from inside selection ``name`` with its candidate ``index`` bound:
+        the row's values the selection reads (``base``), then what the candidate sets, and
+        the row's figures keyed by the candidate's fields (``keyed`` remembers them by key)."""
         overlay, keys = self._overlays(name)[index]
-        child = {n: env[n] for n in reads if n in env}
+        child = dict(base)
         child.update(overlay)
         for lookup in keys:
             value = keyed.get(lookup)
@@ -295,8 +305,9 @@ class SnapshotModel:
         reads = self.row_reads[name]
         if group is None:
             keyed: dict[tuple[str, str, str], float] = {}
+            base = {n: env[n] for n in reads if n in env}
             group = groups[selection["collection"]] = _Group(
-                [self._candidate_env(name, i, env, bound, reads, keyed)
+                [self._candidate_env(name, i, base, bound, keyed)
                  for i in range(len(candidates))], set(reads))
         missing = [n for n in reads if n not in group.names and n in env]
         for child in group.children:
@@ -349,7 +360,7 @@ class SnapshotModel:
         if chosen < 0:
             return NAN
         selection = self.data["selections"][name]
-        child = self._candidate_env(name, chosen, env, bound, env, {})
+        child = self._candidate_env(name, chosen, env, bound, {})
         for formula in selection["picked"][quantity]:
             child[formula] = finite(self.formulas[formula](child))
         return child[quantity]
