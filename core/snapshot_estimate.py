@@ -209,14 +209,6 @@ class SnapshotModel:
             found = self._candidate_overlays[key] = []
             entities = self.data["entities"]
             keyed_specs = [(ns, field, k, k.partition(".")[0]) for ns, field, k in selection["keyed"]]
-            known: dict[tuple[str, int], str] = {}
-
-            def key_of(key: str, namespace: str, index: int) -> str:
-                """The key the candidate's entity ``index`` gives (once per entity)."""
-                found_key = known.get((key, index))
-                if found_key is None:
-                    found_key = known[(key, index)] = _key_value(key, entities[index])
-                return found_key
 
             # what the formulas, conditions and keys of every selection over this list read
             read = {r for s in self.data["selections"].values()
@@ -241,7 +233,7 @@ class SnapshotModel:
                         for field, name_read in fields_read:
                             fields_of[name_read] = _value(fields.get(field))
                     common = shared[packs] = (fields_of, [
-                        (namespace, field, key_of(k, key_ns, bound_to[key_ns]))
+                        (namespace, field, _key_value(k, entities[bound_to[key_ns]]))
                         for namespace, field, k, key_ns in keyed_specs])
                 overlay = dict(common[0])
                 for input_name in selection["overridden"]:
