@@ -1,0 +1,29 @@
+// Evaluates scenarios with the site's runtime, for tests/test_site_js.py:
+//   node evaluate.js DATA.js FORMULAS.js RUNTIME.js < scenarios.json > results.json
+// Each scenario is {model, hardware, quant, kv, engine, workload, host, inputs}; each
+// result holds the shown quantities (null where unknown), the verdict id and the picks.
+"use strict";
+const fs = require("fs");
+const vm = require("vm");
+const [dataPath, formulasPath, runtimePath] = process.argv.slice(2);
+const context = {};
+vm.createContext(context);
+for (const path of [dataPath, formulasPath, runtimePath]) {
+  vm.runInContext(fs.readFileSync(path, "utf8"), context, {filename: path});
+}
+const data = vm.runInContext("FITPROOF_DATA", context);
+const formulas = vm.runInContext("FITPROOF_FORMULAS", context);
+const model = new context.FitproofModel(data, formulas);
+const scenarios = JSON.parse(fs.readFileSync(0, "utf8"));
+const results = scenarios.map((scenario) => {
+  const result = model.evaluate(scenario);
+  const quantities = {};
+  for (const name of data.shown) {
+    const v = result.env[name];
+    quantities[name] = Number.isFinite(v) ? v : null;
+  }
+  const picks = {};
+  for (const name of Object.keys(result.picks)) picks[name] = result.picks[name].id;
+  return {quantities, verdict: result.verdict ? result.verdict.id : null, picks};
+});
+process.stdout.write(JSON.stringify(results));

@@ -1,0 +1,163 @@
+"""The site's configurator computes what the command line computes: the formulas compiled
+to JavaScript (core/formula_js.py) and evaluated by site_assets/fitproof-runtime.js under
+Node give every shown quantity, the verdict and every pick of the Python evaluation, on a
+grid of scenarios across models, accelerators, formats, contexts, batches, device counts,
+engines, KV precisions and offload."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import subprocess
+from importlib.resources import files
+from pathlib import Path
+
+import pytest
+
+import fitproof
+from fitproof.formula_js import UnknownNode, js_expression
+from fitproof.site_data import data_script, formulas_script, site_data
+from fitproof.snapshot_estimate import SnapshotModel
+
+from .conftest import require_tool
+
+HERE = Path(__file__).resolve().parent
+NODE_HINT = "apt-get install nodejs, or from https://nodejs.org"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    registry = fitproof.load_registry(plugins=False)
+    data = site_data(registry)
+    folder = tmp_path_factory.mktemp("site-js")
+    (folder / "data.js").write_text(data_script(data), encoding="utf-8")
+    (folder / "formulas.js").write_text(formulas_script(data), encoding="utf-8")
+    runtime = files("fitproof").joinpath("site_assets", "fitproof-runtime.js")
+    (folder / "runtime.js").write_text(runtime.read_text(encoding="utf-8"), encoding="utf-8")
+    return registry, data, folder
+
+
+def run_node(folder: Path, scenarios: list[dict]) -> list[dict]:
+    node = require_tool("node", "nodejs", install=NODE_HINT)
+    done = subprocess.run([node, str(HERE / "js" / "evaluate.js"), str(folder / "data.js"),
+                           str(folder / "formulas.js"), str(folder / "runtime.js")],
+                          input=json.dumps(scenarios), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def grid(registry, data) -> list:
+    model = SnapshotModel(data)
+    models = sorted(registry.models)
+    hardware = ["rtx-4090", "rtx-3090", "a100-80gb-sxm", "h100-80gb-sxm", "mi300x",
+                "apple-m2-ultra-76c-192gb", "dgx-spark", "rtx-4060-ti-16gb"]
+    variants = [
+        {"quant": "Q4_K_M", "inputs": {}},
+        {"quant": "Q8_0", "inputs": {"context": 32768, "batch": 4}},
+        {"quant": "F16", "inputs": {"context": 2048, "gpus": 2}},
+        {"quant": "Q4_K_M", "kv": "q8_0", "inputs": {"context": 131072, "offload": 30}},
+        {"quant": "FP8", "engine": "vllm", "kv": "fp8", "inputs": {"gpus": 4, "batch": 16}},
+    ]
+    scenarios = []
+    for index, (m, v) in enumerate(itertools.product(models, variants)):
+        h = hardware[index % len(hardware)]
+        choices = {"model": m, "hardware": h, "quant": v["quant"], "kv": v.get("kv"),
+                   "engine": v.get("engine")}
+        scenario = model.resolve(choices, v["inputs"])
+        if scenario is not None:
+            scenarios.append(scenario)
+    return scenarios
+
+
+def as_js(scenario) -> dict:
+    return {"model": scenario.model, "hardware": scenario.hardware, "quant": scenario.quant,
+            "kv": scenario.kv, "engine": scenario.engine, "workload": scenario.workload,
+            "host": scenario.host,
+            "inputs": {k: (None if isinstance(v, float) and math.isnan(v) else v)
+                       for k, v in scenario.inputs.items()}}
+
+
+def close(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return a == b or abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+
+
+def test_every_quantity_verdict_and_pick_matches_python(site):
+    registry, data, folder = site
+    scenarios = grid(registry, data)
+    assert len(scenarios) >= 200  # most of the grid resolves
+    model = SnapshotModel(data)
+    expected = [model.evaluate(s) for s in scenarios]
+    results = run_node(folder, [as_js(s) for s in scenarios])
+    compared = 0
+    for scenario, python, js in zip(scenarios, expected, results):
+        for name, quantity in python.quantities.items():
+            assert close(quantity.value, js["quantities"][name]), (scenario, name, quantity.value,
+                                                                   js["quantities"][name])
+            compared += 1
+        assert js["verdict"] == (python.verdict.id if python.verdict else None), scenario
+        assert js["picks"] == {k: v["id"] for k, v in python.selections.items()}, scenario
+    assert compared > 30_000
+
+
+def test_the_snapshot_equals_the_full_path_on_the_sampled_scenarios(site):
+    # the grid compares with the snapshot evaluation; the full path gives the same numbers
+    registry, data, _ = site
+    model = SnapshotModel(data)
+    for scenario in grid(registry, data)[::40]:
+        full = fitproof.estimate(scenario.model, scenario.hardware, quant=scenario.quant,
+                                 kv=scenario.kv, engine=scenario.engine, registry=registry,
+                                 **{k: v for k, v in scenario.inputs.items()
+                                    if k in ("context", "batch", "gpus", "offload")})
+        quick = model.evaluate(scenario)
+        for name in ("total_gib", "decode_tps", "prefill_tps", "cost_per_mtok_usd"):
+            assert close(full.value(name), quick.quantities[name].value), (scenario, name)
+
+
+@pytest.mark.parametrize(("tree", "values", "expected"), [
+    (["binary", "/", ["num", 1.0], ["num", 0.0]], {}, math.inf),
+    (["binary", "/", ["num", 0.0], ["num", 0.0]], {}, math.nan),
+    (["binary", "//", ["num", -5.0], ["num", 2.0]], {}, -3.0),
+    (["binary", "%", ["num", -5.0], ["num", 3.0]], {}, 1.0),
+    (["binary", "**", ["num", 1.0], ["ref", "x"]], {"x": math.nan}, 1.0),
+    (["binary", "**", ["num", -8.0], ["num", 0.5]], {}, math.nan),
+    (["call", "round", [["num", 0.625], ["num", 2.0]]], {}, 0.63),
+    (["call", "round", [["num", 133.95], ["num", 1.0]]], {}, 133.9),
+    (["call", "round", [["num", -2.5], ["num", 0.0]]], {}, -3.0),
+    (["call", "coalesce", [["ref", "x"], ["num", 7.0]]], {"x": math.nan}, 7.0),
+    (["call", "min", [["ref", "x"], ["num", 7.0]]], {"x": math.nan}, math.nan),
+    (["bool", "and", [["ref", "x"], ["num", 0.0]]], {"x": math.nan}, 0.0),
+    (["bool", "or", [["ref", "x"], ["num", 0.0]]], {"x": math.nan}, math.nan),
+    (["compare", ["<", "<="], [["num", 1.0], ["num", 2.0], ["num", 2.0]]], {}, 1.0),
+    (["cond", ["ref", "x"], ["num", 1.0], ["num", 2.0]], {"x": math.nan}, math.nan),
+    (["unary", "-", ["num", -1.0]], {}, 1.0),
+    (["call", "log", [["num", 0.0]]], {}, -math.inf),
+])
+def test_each_rule_of_the_python_scalars_holds_in_javascript(tree, values, expected):
+    from fitproof.scalar import compile_data
+
+    python = compile_data(tree)(values)
+    assert (math.isnan(python) and math.isnan(expected)) or python == expected
+    node = require_tool("node", "nodejs", install=NODE_HINT)
+    runtime = files("fitproof").joinpath("site_assets", "fitproof-runtime.js").read_text(encoding="utf-8")
+    env = json.dumps({k: (None if math.isnan(v) else v) for k, v in values.items()})
+    script = (runtime + f"\nvar e = {env}; for (var k in e) if (e[k] === null) e[k] = NaN;\n"
+              f"var v = {js_expression(tree)};\n"
+              "process.stdout.write(JSON.stringify(isNaN(v) ? 'nan' : (v === Infinity ? 'inf' : "
+              "(v === -Infinity ? '-inf' : v))));")
+    done = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    got = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}.get(got, got)
+    assert (math.isnan(got) and math.isnan(expected)) or got == expected
+
+
+def test_an_unknown_node_is_refused_not_guessed():
+    with pytest.raises(UnknownNode):
+        js_expression(["call", "eval", [["num", 1.0]]])
+    with pytest.raises(UnknownNode):
+        js_expression(["binary", "<<", ["num", 1.0], ["num", 2.0]])
+    # names are quoted as JSON strings: a hostile name cannot break out of the lookup
+    assert js_expression(["ref", 'x"]; alert(1); //']) == 'e["x\\"]; alert(1); //"]'
