@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .registry import Registry
     from .report_view import ReportView
     from .scenario import Scenario
+    from .site import SiteSummary
     from .views import (Accuracy, DerivationView, EstimateView, LoadedPack, ModelsView,
                         PacksView, PackView, SweepView, ValidationReport)
 
@@ -48,7 +49,7 @@ __all__ = [
     "estimate_columns", "estimate_from_snapshot", "estimate_many", "estimate_view", "render_estimate", "store_snapshot",
     "explain", "import_gguf", "import_hf", "load", "load_registry", "models", "output_formats",
     "pack", "packs", "parse_parameters", "parse_tokens",
-    "render", "report", "scenario", "sweep", "validate_packs", "write_parquet",
+    "render", "report", "scenario", "site", "sweep", "validate_packs", "write_parquet",
 ]
 
 def load_registry(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: bool = True,
@@ -310,6 +311,18 @@ def sweep(registry: Registry, *, models: Sequence[str] | None = None,
     axes = sweep_axes(registry, models=models, hardware=hardware, quants=quants,
                       context=context, batch=batch, gpus=gpus)
     return run(registry, axes, progress)
+
+
+def site(registry: Registry, out: str, *, models: Sequence[str] | None = None,
+         hardware: Sequence[str] | None = None, languages: Sequence[str] | None = None,
+         base_url: str | None = None,
+         progress: Callable[[int, int], None] | None = None) -> SiteSummary:
+    """Write the static site (a configurator page per model x accelerator x language) to
+    the folder ``out``; ``None`` means every model, accelerator or catalog language."""
+    from .site import build_site
+
+    return build_site(registry, out, models=models, hardware=hardware, languages=languages,
+                      base_url=base_url, progress=progress)
 
 
 def write_parquet(view: SweepView, path: str) -> None:

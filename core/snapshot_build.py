@@ -33,7 +33,8 @@ def _number(value: float) -> float | None:
 class _Entities:
     """The table of bound entities: one entry per entity object, referenced by index."""
 
-    def __init__(self) -> None:
+    def __init__(self, located: bool = False) -> None:
+        self.located = located
         self.rows: list[dict[str, Any]] = []
         self._index: dict[int, int] = {}
         self._keep: list[Entity] = []  # entities stay alive, so their ids stay unique
@@ -65,6 +66,9 @@ class _Entities:
             row["keyed"] = keyed_figures
         if keys:
             row["keys"] = keys
+        if self.located:  # where each figure stands, for derivations shown elsewhere (the site)
+            row["at"] = {name: str(value.at) for name, value in entity.fields.items()
+                         if name in row["fields"]}
         self._index[id(entity)] = len(self.rows)
         self._keep.append(entity)
         self.rows.append(row)
@@ -176,10 +180,22 @@ def _formula(graph: FormulaGraph, name: str) -> dict[str, Any]:
             "approximate": d.approximate}
 
 
-def build_snapshot(registry: Registry) -> dict[str, Any]:
-    """The snapshot of ``registry`` (its packs, in its profile) as JSON-ready data."""
+def candidate_formulas(registry: Registry) -> tuple[list[str], dict[str, dict[str, Any]]]:
+    """The formulas only a candidate's values decide (an offer's monthly price), each after
+    what it reads, and the data of each formula they read: what a page computes per row
+    of a candidate table."""
     graph = registry.graph
-    entities = _Entities()
+    roots = [n for n in graph.formulas if graph.depends_on(n, CANDIDATE_ONLY)]
+    order = [n for n in _order(graph, roots) if n in graph.formulas]
+    return ([n for n in order if graph.depends_on(n, CANDIDATE_ONLY)],
+            {n: _formula(graph, n) for n in order})
+
+
+def build_snapshot(registry: Registry, *, located: bool = False) -> dict[str, Any]:
+    """The snapshot of ``registry`` (its packs, in its profile) as JSON-ready data; with
+    ``located``, every entity's figures say where they stand (``file:line``)."""
+    graph = registry.graph
+    entities = _Entities(located)
     shown = [n for n in graph.formulas if not graph.depends_on(n, CANDIDATE_ONLY)]
     verdict_refs = sorted({r for v in graph.verdicts for r in v.when.refs})
     order = _order(graph, [*shown, *verdict_refs, *graph.selections])

@@ -64,3 +64,16 @@ def pack_line(relative: str, *keys: str) -> str:
         else:
             raise AssertionError(f"{key} not found in {path}")
     return f"packs/{relative}:{start + 1}"
+
+
+def require_tool(*commands: str, install: str) -> str:
+    """The path of the first of ``commands`` on PATH. When none is there the test is
+    skipped with what to install, except under CI=true, where a missing tool fails."""
+    for command in commands:
+        found = shutil.which(command)
+        if found:
+            return found
+    message = f"{' or '.join(commands)} not found: install it ({install})"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(message)
+    pytest.skip(message)

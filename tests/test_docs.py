@@ -37,7 +37,8 @@ def test_readme_mentions_every_command():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     for command in ("fitproof estimate", "fitproof report", "fitproof explain", "fitproof packs list",
                     "fitproof packs show", "fitproof packs validate", "fitproof models",
-                    "fitproof import hf", "fitproof import gguf"):
+                    "fitproof import hf", "fitproof import gguf", "fitproof sweep", "fitproof site",
+                    "fitproof validate"):
         assert re.search(rf"^\$ {command}", readme, re.M), f"README lacks an example of {command}"
 
 

@@ -224,15 +224,27 @@ def _sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _site(args: argparse.Namespace) -> int:
+    registry = _registry(args)
+    with _progress_bar(sys.stderr.isatty(), "site") as bar:
+        summary = api.site(registry, args.out, models=_all(args.models),
+                           hardware=_all(args.hardware), languages=args.lang or None,
+                           base_url=args.base_url, progress=bar)
+    print(f"wrote {summary.pages:,} pages ({summary.bytes / 2**20:.1f} MiB, "
+          f"{', '.join(summary.languages)}) to {summary.folder} in {summary.seconds:.1f} s; "
+          f"open {summary.folder / 'index.html'}")
+    return 0
+
+
 @contextlib.contextmanager
-def _progress_bar(shown: bool) -> Iterator[Callable[[int, int], None] | None]:
+def _progress_bar(shown: bool, what: str = "sweep") -> Iterator[Callable[[int, int], None] | None]:
     if not shown:
         yield None
         return
     from rich.progress import Progress
 
     with Progress(transient=True) as bar:
-        task = bar.add_task("sweep", total=None)
+        task = bar.add_task(what, total=None)
         yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
@@ -270,7 +282,7 @@ def _packs(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "estimate": _estimate, "explain": _explain, "report": _report, "models": _models,
-    "validate": _validate, "sweep": _sweep, "import": _import, "packs": _packs,
+    "validate": _validate, "sweep": _sweep, "site": _site, "import": _import, "packs": _packs,
 }
 
 

@@ -313,6 +313,19 @@ def _sweep_command(commands: Any, common: argparse.ArgumentParser) -> None:
     sweep.add_argument("--out", metavar="FILE", help="write to FILE instead of the terminal")
 
 
+def _site_command(commands: Any, common: argparse.ArgumentParser) -> None:
+    site = commands.add_parser("site", parents=[common], help=COMMAND_HELP["site"])
+    site.add_argument("--out", required=True, metavar="DIR", help="folder to write the site to")
+    site.add_argument("--models", type=_listed(str), default=[], metavar="A,B,...",
+                      help="comma-separated model ids or aliases, or all (default)")
+    site.add_argument("--on", type=_listed(str), default=[], metavar="A,B,...", dest="hardware",
+                      help="comma-separated accelerator ids or aliases, or all (default)")
+    site.add_argument("--lang", type=_listed(str), default=[], metavar="A,B,...",
+                      help="comma-separated languages (default: every catalog's: de, en, es)")
+    site.add_argument("--base-url", metavar="URL",
+                      help="where the site will be served, for sitemap.xml (default: relative)")
+
+
 def _packs_command(commands: Any, common: argparse.ArgumentParser) -> None:
     packs = commands.add_parser("packs", help=COMMAND_HELP["packs"])
     pack_commands = packs.add_subparsers(dest="packs_command", metavar="ACTION")
@@ -336,6 +349,7 @@ COMMAND_PARSERS: dict[str, Callable[[Any, argparse.ArgumentParser], None]] = {
     "validate": _validate_command,
     "import": _import__command,
     "sweep": _sweep_command,
+    "site": _site_command,
     "packs": _packs_command,
 }
 
@@ -347,5 +361,6 @@ COMMAND_HELP = {
     "validate": "score the profile's speeds against public measurements",
     "import": "write a model pack from a config.json or GGUF",
     "sweep": "every combination of models, hardware, formats and inputs",
+    "site": "a static site: a live configurator page per model, accelerator and language",
     "packs": "list, show and validate packs",
 }

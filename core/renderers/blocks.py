@@ -6,7 +6,6 @@ Markdown and HTML differ only in how blocks are written.
 
 from __future__ import annotations
 
-import html
 import unicodedata
 from collections.abc import Sequence
 
@@ -152,25 +151,23 @@ def render_markdown(blocks: Sequence[Block]) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def _template_data(block: Block) -> dict[str, object]:
+    kind = {Heading: "heading", Paragraph: "paragraph", Facts: "facts", Table: "table",
+            Code: "code"}[type(block)]
+    return {"kind": kind, **attrs.asdict(block, recurse=False)}
+
+
 def render_html(blocks: Sequence[Block], title: str, language: str) -> str:
-    e = html.escape
-    out = [f'<!DOCTYPE html>\n<html lang="{e(language)}">\n<head>\n<meta charset="utf-8">',
-           f"<title>{e(title)}</title>", "</head>\n<body>"]
-    for block in blocks:
-        if isinstance(block, Heading):
-            out.append(f"<h{block.level}>{e(block.text)}</h{block.level}>")
-        elif isinstance(block, Paragraph):
-            out.append(f"<p>{e(block.text)}</p>")
-        elif isinstance(block, Facts):
-            out.append("<dl>" + "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in block.items)
-                       + "</dl>")
-        elif isinstance(block, Code):
-            out.append(f"<p><strong>{e(block.label)}</strong></p><pre><code>{e(block.text)}"
-                       "</code></pre>")
-        elif isinstance(block, Table):
-            head = "".join(f"<th>{e(h)}</th>" for h in block.headers)
-            body = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>"
-                           for row in block.rows)
-            out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
-    out.append("</body>\n</html>")
-    return "\n".join(out) + "\n"
+    """One standalone HTML page (the site's stylesheet inlined), from the site's report
+    template (``site_templates/report.html.j2``); every text is escaped by Jinja2."""
+    from importlib.resources import files
+
+    import jinja2
+
+    package = files("fitproof")
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(package.joinpath("site_templates"))),
+        autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    css = package.joinpath("site_assets", "fitproof-site.css").read_text(encoding="utf-8")
+    return environment.get_template("report.html.j2").render(
+        blocks=[_template_data(b) for b in blocks], title=title, language=language, css=css)

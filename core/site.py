@@ -1,0 +1,269 @@
+"""``fitproof site``: a static site, one page per model x accelerator x language.
+
+Every page is the configurator of one scenario: its numbers are computed in the browser
+by the packs' formulas (``formula_js`` compiles them, ``site_assets/fitproof-runtime.js``
+evaluates them over ``site_data``), so a page needs no server and fetches nothing: the
+data ships as scripts next to the pages, one copy per site. Pages are rendered from Jinja2
+templates (``site_templates/``); the figures the page itself prints (memory, bandwidth) are
+formatted by Babel in the page's locale. The layout:
+
+    DIR/index.html                        languages
+    DIR/{lang}/index.html                 models
+    DIR/{lang}/{model}/index.html         the model on every accelerator
+    DIR/{lang}/{model}/{hardware}.html    the configurator
+    DIR/{lang}/hardware/index.html        accelerators
+    DIR/{lang}/hardware/{hardware}.html   every model on the accelerator
+    DIR/sitemap.html, DIR/sitemap.xml     every page
+    DIR/assets/                           stylesheet, scripts, data
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+from .registry import Registry
+from .renderers.i18n import Messages
+from .site_data import data_script, formulas_script, site_data
+from .version import __version__
+
+ASSETS = ("fitproof-site.css", "fitproof-runtime.js", "fitproof-page.js")
+HARDWARE_FOLDER = "hardware"  # DIR/{lang}/hardware/: no model may take this id
+PAGE_MESSAGES = ("verdict.fits", "verdict.tight", "verdict.exceeds", "verdict.unknown")
+
+
+@dataclass(frozen=True)
+class SiteSummary:
+    """What a build wrote."""
+
+    folder: Path
+    pages: int
+    bytes: int
+    seconds: float
+    languages: tuple[str, ...]
+
+
+def _choose(registry: Registry, kind: str, wanted: Sequence[str] | None,
+            available: Iterable[str]) -> list[str]:
+    """Ids of the ``wanted`` names (ids or aliases), or every one of ``available``."""
+    ids = sorted(available)
+    if not wanted or "all" in wanted:
+        return ids
+    chosen = list(dict.fromkeys(registry.resolve(kind, name) for name in wanted))
+    outside = [i for i in chosen if i not in ids]
+    if outside:
+        raise InputError(f"{outside[0]} is a host, not an accelerator: the site has pages for "
+                         "accelerators only")
+    return chosen
+
+
+def _environment() -> Any:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(files("fitproof").joinpath("site_templates"))),
+        autoescape=True, trim_blocks=True, lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined)
+
+
+def _script_json(value: Any) -> Any:
+    """``value`` as JSON for a ``<script type="application/json">`` element."""
+    from markupsafe import Markup
+
+    text = json.dumps(value, ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\!--")
+    return Markup(text)
+
+
+class _Language:
+    """One language of the site: its catalog and its number formats."""
+
+    def __init__(self, registry: Registry, lang: str):
+        self.lang = lang
+        self.messages = Messages(registry.catalogs, lang)
+        self.locale = self.messages("site.locale") if self.messages.catalog.messages.get(
+            "site.locale") else lang
+        self.name = registry.catalogs[lang].name
+        self.billing_keys = [f"billing.{p.billing}" for p in registry.providers.values() if p.billing]
+
+    def number(self, value: float, digits: int = 0) -> str:
+        from babel.numbers import format_decimal
+
+        from .rounding import round_scalar
+
+        pattern = "#,##0" + ("." + "#" * digits if digits > 0 else "")
+        return str(format_decimal(round_scalar(value, digits), format=pattern, locale=self.locale))
+
+    def page_messages(self) -> dict[str, Any]:
+        t = self.messages
+        return {"locale": self.locale, "yes": t("site.yes"), "no": t("site.no"),
+                "deploy": t("site.deploy_link"),
+                "billing": {key.split(".", 1)[1]: t(key) for key in self.billing_keys},
+                "verdicts": {key.split(".")[1]: t(key) for key in PAGE_MESSAGES}}
+
+
+class _Builder:
+    def __init__(self, registry: Registry, out: Path, models: list[str], hardware: list[str],
+                 languages: list[str], base_url: str | None):
+        self.registry, self.out = registry, out
+        self.models, self.hardware, self.languages = models, hardware, languages
+        self.base_url = base_url.rstrip("/") + "/" if base_url else None
+        self.env = _environment()
+        self.pages: list[str] = []
+        self.bytes = 0
+        data = site_data(registry)
+        self.data = data
+        page = data["page"]
+        self.model_facts, self.hardware_facts = page["models"], page["hardware"]
+        # the pages this build writes: the configurator's model and hardware lists
+        data["built"] = {"models": models, "hardware": hardware}
+
+    def write(self, relative: str, text: str) -> None:
+        path = self.out / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        raw = text.encode("utf-8")
+        path.write_bytes(raw)
+        self.bytes += len(raw)
+        if relative.endswith(".html"):
+            self.pages.append(relative)
+
+    def assets(self) -> None:
+        self.write("assets/data.js", data_script(self.data))
+        self.write("assets/formulas.js", formulas_script(self.data))
+        for name in ASSETS:
+            self.write(f"assets/{name}", files("fitproof").joinpath("site_assets", name)
+                       .read_text(encoding="utf-8"))
+
+    def common(self, language: _Language, relative: str, title: str,
+               crumbs: list[tuple[str, str]]) -> dict[str, Any]:
+        """What every template reads: language, links to the same page in the others."""
+        depth = relative.count("/")
+        root = "../" * depth
+        inside = relative.split("/", 1)[1] if "/" in relative else "index.html"
+        return {
+            "lang": language.lang, "t": language.messages, "root": root, "title": title,
+            "description": title, "version": __version__, "profile": self.registry.profile,
+            "crumbs": [{"href": root + href, "text": text} for href, text in crumbs],
+            "alternates": [{"lang": other.lang, "name": other.name,
+                            "href": root + f"{other.lang}/{inside}"} for other in self.all_languages],
+        }
+
+    def configurator(self, language: _Language, model: str, hardware: str,
+                     messages_json: Any, template: Any) -> None:
+        t = language.messages
+        m, h = self.model_facts[model], self.hardware_facts[hardware]
+        relative = f"{language.lang}/{model}/{hardware}.html"
+        title = t("site.title", model=m["name"], hardware=h["name"])
+        context = self.common(language, relative, title, [
+            (f"{language.lang}/index.html", t("site.models_index")),
+            (f"{language.lang}/{model}/index.html", m["name"]),
+            (f"{language.lang}/{HARDWARE_FOLDER}/{hardware}.html", h["name"])])
+        context.update(
+            model=m, hardware=h, model_id=model, hardware_id=hardware,
+            memory_gb=language.number(h["memory_gb"]),
+            bandwidth=language.number(h["bandwidth_gbs"]),
+            other_models=[{"id": i, "name": self.model_facts[i]["name"]}
+                          for i in self.models if i != model],
+            other_hardware=[{"id": i, "name": self.hardware_facts[i]["name"]}
+                            for i in self.hardware if i != hardware],
+            messages_json=messages_json)
+        self.write(relative, template.render(context))
+
+    def listing(self, language: _Language, relative: str, title: str,
+                crumbs: list[tuple[str, str]], rows: list[dict[str, Any]],
+                table: dict[str, Any] | None = None) -> None:
+        context = self.common(language, relative, title, crumbs)
+        context.update(heading=title, rows=rows, table=table,
+                       messages_json=_script_json(language.page_messages()))
+        self.write(relative, self.env.get_template("listing.html.j2").render(context))
+
+    def indexes(self, language: _Language) -> None:
+        t, lang = language.messages, language.lang
+        home = [(f"{lang}/index.html", t("site.models_index"))]
+        self.listing(language, f"{lang}/index.html", t("site.models_index"), home,
+                     [{"href": f"{m}/index.html", "text": self.model_facts[m]["name"]} for m in self.models])
+        self.listing(language, f"{lang}/{HARDWARE_FOLDER}/index.html", t("site.hardware_index"),
+                     [(f"{lang}/{HARDWARE_FOLDER}/index.html", t("site.hardware_index"))],
+                     [{"href": f"{h}.html", "text": self.hardware_facts[h]["name"]} for h in self.hardware])
+        for model in self.models:
+            name = self.model_facts[model]["name"]
+            self.listing(language, f"{lang}/{model}/index.html", t("site.full_report").rstrip(" →") + f": {name}",
+                         home + [(f"{lang}/{model}/index.html", name)],
+                         [{"href": f"{h}.html", "text": self.hardware_facts[h]["name"], "model": model,
+                           "hardware": h} for h in self.hardware],
+                         table={"model": model})
+        for hardware in self.hardware:
+            name = self.hardware_facts[hardware]["name"]
+            self.listing(language, f"{lang}/{HARDWARE_FOLDER}/{hardware}.html",
+                         t("site.other_models", hardware=name),
+                         [(f"{lang}/{HARDWARE_FOLDER}/index.html", t("site.hardware_index")),
+                          (f"{lang}/{HARDWARE_FOLDER}/{hardware}.html", name)],
+                         [{"href": f"../{m}/{hardware}.html", "text": self.model_facts[m]["name"],
+                           "model": m, "hardware": hardware} for m in self.models],
+                         table={"hardware": hardware})
+
+    def sitemaps(self) -> None:
+        pages = sorted(self.pages)
+        links = "".join(f'<li><a href="{p}">{p}</a></li>' for p in pages)
+        self.write("sitemap.html", "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                   "<title>fitproof site map</title><link rel=\"stylesheet\" href=\"assets/fitproof-site.css\">"
+                   f"</head><body><main><h1>fitproof</h1><ul>{links}</ul></main></body></html>\n")
+        prefix = self.base_url or ""
+        urls = "".join(f"<url><loc>{prefix}{p}</loc></url>" for p in pages if p != "sitemap.html")
+        self.write("sitemap.xml", '<?xml version="1.0" encoding="UTF-8"?>\n'
+                   f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>\n')
+
+    def build(self, progress: Callable[[int, int], None] | None) -> None:
+        self.all_languages = [_Language(self.registry, lang) for lang in self.languages]
+        self.assets()
+        template = self.env.get_template("page.html.j2")
+        total = len(self.all_languages) * len(self.models) * len(self.hardware)
+        done = 0
+        for language in self.all_languages:
+            messages_json = _script_json(language.page_messages())
+            for model in self.models:
+                for hardware in self.hardware:
+                    self.configurator(language, model, hardware, messages_json, template)
+                    done += 1
+                    if progress is not None and (done % 50 == 0 or done == total):
+                        progress(done, total)
+            self.indexes(language)
+        roots = [{"href": f"{language.lang}/index.html", "text": language.name}
+                 for language in self.all_languages]
+        first = self.all_languages[0]
+        context = self.common(first, "index.html", "fitproof", [])
+        context.update(heading="fitproof", rows=roots, table=None,
+                       messages_json=_script_json(first.page_messages()))
+        self.write("index.html", self.env.get_template("listing.html.j2").render(context))
+        self.sitemaps()
+
+
+def build_site(registry: Registry, out: str | os.PathLike[str], *,
+               models: Sequence[str] | None = None, hardware: Sequence[str] | None = None,
+               languages: Sequence[str] | None = None, base_url: str | None = None,
+               progress: Callable[[int, int], None] | None = None) -> SiteSummary:
+    """Write the site of ``registry`` to ``out``: the models and accelerators given (all by
+    default) in the languages given (every catalog's by default)."""
+    start = time.perf_counter()
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"{folder}: --out must be a folder")
+    chosen_models = _choose(registry, "model", models, registry.models)
+    if HARDWARE_FOLDER in chosen_models:
+        raise InputError(f"a model id {HARDWARE_FOLDER!r} would clash with the accelerator pages")
+    chosen_hardware = _choose(registry, "hardware", hardware, registry.accelerators)
+    langs = list(languages) if languages else sorted(registry.catalogs)
+    for lang in langs:
+        if lang not in registry.catalogs:
+            raise InputError(f"no catalog for language {lang!r} in --lang; available: "
+                             + ", ".join(sorted(registry.catalogs)))
+    builder = _Builder(registry, folder, chosen_models, chosen_hardware, langs, base_url)
+    builder.build(progress)
+    return SiteSummary(folder, len(builder.pages), builder.bytes, time.perf_counter() - start,
+                       tuple(langs))

@@ -1,0 +1,346 @@
+/* fitproof's formulas in the browser: the runtime the generated formulas call (R) and the
+ * evaluation of one scenario over the site's data (FitproofModel).
+ *
+ * R keeps the rules of core/scalar.py, so a formula gives the float Python gives: NaN is
+ * unknown and stays unknown; a division by zero is an infinity; min/max of an unknown is
+ * unknown; coalesce is the one fallback; round rounds ties away from zero (toFixed).
+ * FitproofModel follows core/snapshot_estimate.py: bind the scenario's pack values, then
+ * compute every name in the snapshot's order (formulas, per-family variants, selections
+ * over candidate lists, quantities of a selection's pick), then the first verdict rule
+ * that holds. No formula is written here: they come from formulas.js, generated from the
+ * packs' parsed trees by core/formula_js.py.
+ */
+(function (root) {
+  "use strict";
+
+  var INF = Infinity;
+
+  function truth(v) {
+    if (v !== v) return NaN;
+    return v !== 0 ? 1 : 0;
+  }
+
+  function finite(v) {
+    return v === INF || v === -INF ? NaN : v;
+  }
+
+  // Python's float divmod (Objects/floatobject.c): the modulo takes the divisor's sign and
+  // the floor quotient is corrected for the rounding of the division
+  function divmod(a, b) {
+    var mod = a % b;
+    var div = (a - mod) / b;
+    if (mod) {
+      if ((b < 0) !== (mod < 0)) {
+        mod += b;
+        div -= 1;
+      }
+    } else {
+      mod = b < 0 ? -0 : 0;
+    }
+    var floordiv;
+    if (div) {
+      floordiv = Math.floor(div);
+      if (div - floordiv > 0.5) floordiv += 1;
+    } else {
+      floordiv = (a / b < 0 || Object.is(a / b, -0)) ? -0 : 0;
+    }
+    return [floordiv, mod];
+  }
+
+  function isOddInteger(v) {
+    return isFinite(v) && Math.floor(v) === v && Math.abs(v % 2) === 1;
+  }
+
+  function roundScalar(x, digits) {
+    digits = Math.trunc(digits);
+    var value = x;
+    var scale = Math.pow(10, digits);
+    var scaled = value * scale;
+    if (!isFinite(scaled)) return scaled === scaled ? scaled / scale : NaN;
+    if (Math.abs(scaled) >= 9007199254740992) return value;
+    if (digits >= 0 && digits <= 100 && Math.abs(value) < 1e21) {
+      // the exact decimal expansion, ties away from zero
+      return Number(value.toFixed(digits));
+    }
+    return Math.trunc(scaled + (scaled < 0 ? -0.5 : 0.5)) / scale;
+  }
+
+  function log(v) {
+    if (v !== v || v < 0) return NaN;
+    if (v === 0) return -INF;
+    return Math.log(v);
+  }
+
+  var R = {
+    truth: truth,
+    finite: finite,
+    not: function (v) {
+      var t = truth(v);
+      return t !== t ? NaN : 1 - t;
+    },
+    div: function (a, b) { return a / b; },
+    fdiv: function (a, b) {
+      if (b === 0) return a / b;
+      if (a !== a || b !== b) return NaN;
+      if (!isFinite(a) || !isFinite(b)) {
+        if (!isFinite(a)) return NaN;
+        // a finite number over an infinity: Python's floor of a tiny quotient
+        return (a === 0 || (a > 0) === (b > 0)) ? 0 : -1;
+      }
+      return divmod(a, b)[0];
+    },
+    mod: function (a, b) {
+      if (b === 0 || a !== a || b !== b || !isFinite(a)) return NaN;
+      if (!isFinite(b)) return (a === 0 || (a > 0) === (b > 0)) ? a : b;
+      return divmod(a, b)[1];
+    },
+    pow: function (a, b) {
+      if (a === 1 || b === 0) return 1;  // C's pow: 1**NaN and NaN**0 are 1
+      if (a === 0 && b < 0) return isOddInteger(b) ? (Object.is(a, -0) ? -INF : INF) : INF;
+      if (a < 0 && isFinite(a) && isFinite(b) && Math.floor(b) !== b) return NaN;
+      return Math.pow(a, b);
+    },
+    compare: function (ops, values) {
+      var result = 1;
+      for (var i = 0; i < ops.length; i++) {
+        var a = values[i], b = values[i + 1], r;
+        if (a !== a || b !== b) {
+          r = NaN;
+        } else {
+          switch (ops[i]) {
+            case "<": r = a < b ? 1 : 0; break;
+            case "<=": r = a <= b ? 1 : 0; break;
+            case ">": r = a > b ? 1 : 0; break;
+            case ">=": r = a >= b ? 1 : 0; break;
+            case "==": r = a === b ? 1 : 0; break;
+            default: r = a !== b ? 1 : 0;
+          }
+        }
+        result = i === 0 ? r : R.both([result, r]);
+      }
+      return result;
+    },
+    both: function (values) {
+      var unknown = false;
+      for (var i = 0; i < values.length; i++) {
+        var t = truth(values[i]);
+        if (t === 0) return 0;
+        if (t !== t) unknown = true;
+      }
+      return values.length === 1 ? values[0] : (unknown ? NaN : 1);
+    },
+    either: function (values) {
+      var unknown = false;
+      for (var i = 0; i < values.length; i++) {
+        var t = truth(values[i]);
+        if (t === 1) return 1;
+        if (t !== t) unknown = true;
+      }
+      return values.length === 1 ? values[0] : (unknown ? NaN : 0);
+    },
+    cond: function (test, body, orelse) {
+      var t = truth(test);
+      if (t !== t) return NaN;
+      return t === 1 ? body : orelse;
+    },
+    min: function (v) {
+      for (var i = 0; i < v.length; i++) if (v[i] !== v[i]) return NaN;
+      return Math.min.apply(null, v);
+    },
+    max: function (v) {
+      for (var i = 0; i < v.length; i++) if (v[i] !== v[i]) return NaN;
+      return Math.max.apply(null, v);
+    },
+    floor: function (v) { return isFinite(v[0]) ? Math.floor(v[0]) : v[0]; },
+    ceil: function (v) { return isFinite(v[0]) ? Math.ceil(v[0]) : v[0]; },
+    round: function (v) { return roundScalar(v[0], v.length > 1 ? v[1] : 0); },
+    sqrt: function (v) { return v[0] >= 0 ? Math.sqrt(v[0]) : NaN; },
+    abs: function (v) { return Math.abs(v[0]); },
+    log: function (v) { return v.length === 1 ? log(v[0]) : log(v[0]) / log(v[1]); },
+    coalesce: function (v) {
+      for (var i = 0; i < v.length - 1; i++) if (v[i] === v[i]) return v[i];
+      return v[v.length - 1];
+    },
+    roundScalar: roundScalar
+  };
+
+  function value(number) {
+    return number === null || number === undefined ? NaN : Number(number);
+  }
+
+  function keyValue(key, entity) {
+    var attribute = key.split(".").slice(1).join(".");
+    if (!attribute) return String(entity.id);
+    var keys = entity.keys || {};
+    return keys[attribute] === undefined || keys[attribute] === null ? "" : String(keys[attribute]);
+  }
+
+  function keyed(entity, field, key) {
+    var figures = (entity.keyed || {})[field] || {};
+    if (!(key in figures) && ("default" in figures)) key = "default";
+    return value(figures[key]);
+  }
+
+  function sortKey(v) {
+    if (v !== v || v === INF) return INF;
+    return v === -INF ? -Number.MAX_VALUE : v;
+  }
+
+  var SELECTORS = ["model", "hardware", "quant", "kv", "engine", "workload", "host"];
+
+  function FitproofModel(data, compiled) {
+    this.data = data;
+    this.f = compiled;
+  }
+
+  FitproofModel.prototype.bound = function (scenario) {
+    var data = this.data, bound = {};
+    SELECTORS.forEach(function (key) {
+      bound[key] = data.entities[data.bound[key][scenario[key]]];
+    });
+    return bound;
+  };
+
+  FitproofModel.prototype.row = function (scenario, bound) {
+    var data = this.data, env = {};
+    Object.keys(scenario.inputs).forEach(function (name) { env[name] = value(scenario.inputs[name]); });
+    Object.keys(data.fields).forEach(function (namespace) {
+      var entity = bound[namespace];
+      data.fields[namespace].forEach(function (field) {
+        env[namespace + "." + field] = entity ? value(entity.fields[field]) : NaN;
+      });
+    });
+    data.keyed.forEach(function (spec) {
+      var namespace = spec[0], field = spec[1], key = spec[2];
+      var entity = bound[namespace];
+      env[namespace + "." + field] = entity ?
+        keyed(entity, field, keyValue(key, bound[key.split(".")[0]])) : NaN;
+    });
+    return env;
+  };
+
+  FitproofModel.prototype.candidateEnv = function (name, index, env, bound) {
+    var data = this.data, selection = data.selections[name];
+    var candidate = data.collections[selection.collection][index];
+    var child = Object.assign({}, env);
+    selection.namespaces.forEach(function (namespace) {
+      var entity = data.entities[candidate.entities[namespace]];
+      selection.fields[namespace].forEach(function (field) {
+        child[namespace + "." + field] = value(entity.fields[field]);
+      });
+    });
+    selection.overridden.forEach(function (input) { child[input] = value(candidate.inputs[input]); });
+    selection.keyed.forEach(function (spec) {
+      var namespace = spec[0], field = spec[1], key = spec[2], keyNamespace = key.split(".")[0];
+      var rowEntity = bound[namespace];
+      var keyEntity = data.entities[candidate.entities[keyNamespace]];
+      child[namespace + "." + field] = rowEntity ? keyed(rowEntity, field, keyValue(key, keyEntity)) : NaN;
+    });
+    return child;
+  };
+
+  FitproofModel.prototype.select = function (name, env, bound) {
+    var data = this.data, f = this.f, self = this;
+    var selection = data.selections[name];
+    var candidates = data.collections[selection.collection] || [];
+    var best = null, chosen = -1, qualifying = 0;
+    for (var index = 0; index < candidates.length; index++) {
+      var child = self.candidateEnv(name, index, env, bound);
+      selection.recompute.forEach(function (formula) { child[formula] = finite(f.formulas[formula](child)); });
+      if (f.where[name](child) !== 1) continue;
+      qualifying += 1;
+      var keys = f.minimize[name].map(function (key) { return sortKey(key(child)); });
+      if (best === null || lexLess(keys, best)) { best = keys; chosen = index; }
+    }
+    selection.namespaces.slice().reverse().forEach(function (namespace) {
+      selection.fields[namespace].forEach(function (field) {
+        env[name + "." + field] = chosen >= 0 ?
+          value(data.entities[candidates[chosen].entities[namespace]].fields[field]) : NaN;
+      });
+    });
+    var choice = chosen >= 0 ? candidates[chosen] : null;
+    return {pick: {id: choice ? choice.id : null, label: choice ? choice.label : null,
+                   qualifying: qualifying, candidates: candidates.length, source: selection.location},
+            chosen: chosen};
+  };
+
+  function lexLess(a, b) {
+    for (var i = 0; i < a.length; i++) {
+      if (a[i] < b[i]) return true;
+      if (a[i] > b[i]) return false;
+    }
+    return false;
+  }
+
+  FitproofModel.prototype.picked = function (name, quantity, chosen, env, bound) {
+    if (chosen < 0) return NaN;
+    var f = this.f, child = this.candidateEnv(name, chosen, env, bound);
+    this.data.selections[name].picked[quantity].forEach(function (formula) {
+      child[formula] = finite(f.formulas[formula](child));
+    });
+    return child[quantity];
+  };
+
+  /* The scenario ({model, hardware, quant, kv, engine, workload, host, inputs}) evaluated:
+   * every name's value (env), the picks of the selections and the verdict rule that holds
+   * (null when none is decided). */
+  FitproofModel.prototype.evaluate = function (scenario, options) {
+    var data = this.data, f = this.f;
+    // {selections: false}: leave the picks out (their fields and quantities unknown),
+    // for tables that show no figure of a pick
+    var selections = !options || options.selections !== false;
+    var bound = this.bound(scenario);
+    var env = this.row(scenario, bound);
+    var family = data.models[scenario.model].family;
+    var chosen = {}, picks = {};
+    for (var i = 0; i < data.order.length; i++) {
+      var name = data.order[i];
+      if (f.formulas[name]) {
+        env[name] = finite(f.formulas[name](env));
+      } else if (f.dispatched[name]) {
+        var variant = f.dispatched[name][family];
+        env[name] = variant ? finite(variant(env)) : NaN;
+      } else if (data.selections[name] && !selections) {
+        var skipped = data.selections[name];
+        skipped.namespaces.forEach(function (namespace) {
+          skipped.fields[namespace].forEach(function (field) { env[name + "." + field] = NaN; });
+        });
+        chosen[name] = -1;
+      } else if (data.selections[name]) {
+        var result = this.select(name, env, bound);
+        picks[name] = result.pick;
+        chosen[name] = result.chosen;
+      } else if (data.picked[name]) {
+        var spec = data.picked[name];
+        env[name] = this.picked(spec[0], spec[1], chosen[spec[0]], env, bound);
+      }
+    }
+    var verdict = null;
+    for (var v = 0; v < f.verdicts.length; v++) {
+      var holds = f.verdicts[v](env);
+      if (holds !== holds) break;
+      if (holds === 1) { verdict = data.verdicts[v]; break; }
+    }
+    return {env: env, picks: picks, verdict: verdict};
+  };
+
+  /* A scenario with the preset's choices and inputs, then what ``overrides`` sets. */
+  FitproofModel.prototype.scenario = function (overrides) {
+    var data = this.data, preset = data.preset, scenario = {inputs: {}};
+    SELECTORS.forEach(function (key) { scenario[key] = preset.choices[key]; });
+    Object.keys(data.inputs).forEach(function (name) {
+      var given = preset.inputs[name];
+      scenario.inputs[name] = given === undefined ? data.inputs[name]["default"] : given;
+    });
+    overrides = overrides || {};
+    SELECTORS.forEach(function (key) { if (overrides[key]) scenario[key] = overrides[key]; });
+    Object.keys(overrides.inputs || {}).forEach(function (name) { scenario.inputs[name] = overrides.inputs[name]; });
+    var fmt = data.quants[scenario.quant], model = data.models[scenario.model];
+    if (fmt && fmt.size_basis === "checkpoint" && model.checkpoint_format) scenario.quant = model.checkpoint_format;
+    return scenario;
+  };
+
+  root.R = R;
+  root.FitproofModel = FitproofModel;
+  if (typeof module !== "undefined" && module.exports) module.exports = {R: R, FitproofModel: FitproofModel};
+})(typeof window !== "undefined" ? window : globalThis);
