@@ -12,11 +12,14 @@ import fitproof
 from fitproof.cli import main
 
 
-def build(path, *, tie: bool = False, extra: dict | None = None, file_type=None) -> int:
-    """Write a two-layer Llama-shaped GGUF; return the sum of its tensor bytes."""
+def build(path, *, tie: bool = False, extra: dict | None = None, file_type=None,
+          split_max_tensors: int = 0) -> int:
+    """Write a two-layer Llama-shaped GGUF; return the sum of its tensor bytes and elements.
+    With ``split_max_tensors`` the writer splits it as gguf-split does, into
+    ``<stem>-0000K-of-0000N.gguf`` shards beside ``path`` (metadata in shard 1 only)."""
     from gguf import GGMLQuantizationType, GGUFWriter, quants
 
-    writer = GGUFWriter(str(path), "llama")
+    writer = GGUFWriter(str(path), "llama", split_max_tensors=split_max_tensors)
     writer.add_name("Tiny Llama")
     writer.add_block_count(2)
     writer.add_embedding_length(64)
@@ -52,9 +55,9 @@ def build(path, *, tie: bool = False, extra: dict | None = None, file_type=None)
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
     writer.close()
-    reader = gguf.GGUFReader(str(path))
-    return sum(int(t.n_bytes) for t in reader.tensors), sum(int(t.n_elements)
-                                                          for t in reader.tensors)
+    files = sorted(path.parent.glob(f"{path.stem}-*-of-*.gguf")) if split_max_tensors else [path]
+    tensors = [t for f in files for t in gguf.GGUFReader(str(f)).tensors]
+    return sum(int(t.n_bytes) for t in tensors), sum(int(t.n_elements) for t in tensors)
 
 
 def test_import_records_the_exact_bytes(tmp_path, capsys):
@@ -130,6 +133,67 @@ def test_without_the_gguf_package_the_command_says_what_to_install(tmp_path, mon
     assert capsys.readouterr().err == (
         "fitproof: error: fitproof import gguf reads headers with the gguf package: "
         "pip install 'fitproof[gguf]' (or pip install gguf)\n")
+
+
+FIGURES = ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+           "vocab_size", "max_position_embeddings", "intermediate_size", "tie_word_embeddings")
+
+
+def _split(tmp_path):
+    """The tiny model split into three shards (8, 8 and 5 tensors), and its single-file twin."""
+    (tmp_path / "split").mkdir()
+    total, elements = build(tmp_path / "split" / "tiny.gguf", split_max_tensors=8)
+    assert (total, elements) == build(tmp_path / "tiny.gguf")
+    shards = sorted((tmp_path / "split").iterdir())
+    assert [s.name for s in shards] == [f"tiny-0000{k}-of-00003.gguf" for k in (1, 2, 3)]
+    assert [len(gguf.GGUFReader(str(s)).tensors) for s in shards] == [8, 8, 5]
+    return shards, total, elements
+
+
+@pytest.mark.parametrize("shard", [0, 1], ids=["shard-1", "shard-2"])
+def test_a_split_model_is_read_from_all_its_shards(tmp_path, capsys, shard):
+    """Shard 1 holds the metadata, the tensors are summed over all three shards; naming any
+    shard imports the whole model."""
+    shards, total, elements = _split(tmp_path)
+    out = tmp_path / "packs"
+    assert main(["import", "gguf", str(shards[shard]), "--id", "tiny-split", "--out", str(out),
+                 "--no-plugins"]) == 0
+    assert main(["import", "gguf", str(tmp_path / "tiny.gguf"), "--id", "tiny-single", "--out",
+                 str(out), "--no-plugins"]) == 0
+    capsys.readouterr()
+    registry = fitproof.load_registry([out], plugins=False)
+    split, single = registry.models["tiny-split"], registry.models["tiny-single"]
+    assert split.weights_bytes["Q8_0"].value == single.weights_bytes["Q8_0"].value == total
+    assert split.gguf_tensor_bytes == single.gguf_tensor_bytes
+    assert [getattr(split, f) for f in FIGURES] == [getattr(single, f) for f in FIGURES]
+    assert (split.num_hidden_layers.value, split.hidden_size.value, split.vocab_size.value,
+            split.max_position_embeddings.value) == (2, 64, 96, 256)
+    assert "the 3 shards' tensor sizes (21 tensors)" in " ".join(split.notes)
+    result = fitproof.estimate("tiny-split", "rtx-3090", quant="Q8_0", registry=registry)
+    assert result.value("params_total") == elements
+
+
+def test_a_missing_shard_is_named(tmp_path, capsys):
+    shards, _, _ = _split(tmp_path)
+    shards[2].unlink()
+    assert main(["import", "gguf", str(shards[0]), "--id", "x", "--out", str(tmp_path / "out"),
+                 "--no-plugins"]) == 2
+    assert capsys.readouterr().err == (
+        f"fitproof: error: cannot read {shards[2]}: no such file (shard 3 of the 3 of this "
+        "split model)\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_shard_under_another_name_is_refused(tmp_path, capsys):
+    """Shard 1 alone would size the model without the other shards' tensors."""
+    shards, _, _ = _split(tmp_path)
+    renamed = tmp_path / "renamed.gguf"
+    renamed.write_bytes(shards[0].read_bytes())
+    assert main(["import", "gguf", str(renamed), "--id", "x", "--out", str(tmp_path / "out"),
+                 "--no-plugins"]) == 2
+    assert capsys.readouterr().err == (
+        f"fitproof: error: {renamed}: its header says shard 1 of 3 (split.no, split.count), "
+        "its name no shard (NAME-0000K-of-0000N.gguf)\n")
 
 
 def _header(*entries: bytes, tensors: int = 0) -> bytes:

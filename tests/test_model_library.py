@@ -188,6 +188,8 @@ UNSEEN_CASES = [
     ("qwen2-57b-a14b", 57e9, True, 14e9, "all", True),
     ("qwen1.5-moe-a2.7b", 14.3e9, False, 2.7e9, "all", False),
     ("llama-2-7b-hf", 7e9, True, None, None, False),
+    ("gemma-2-9b", 9e9, True, None, None, False),
+    ("phi-3-mini-4k-instruct", 3_821_079_552, False, None, None, False),
 ]
 
 
@@ -234,6 +236,54 @@ def test_shipped_packs_agree_with_the_configs_quoted_elsewhere(tmp_path, config,
               "intermediate_size", "vocab_size", "tie_word_embeddings")
     assert [getattr(registry.models["copy"], f) for f in fields] == \
         [getattr(registry.models[shipped], f) for f in fields]
+
+
+@pytest.mark.parametrize("config", ["gemma-2-9b", "phi-3-mini-4k-instruct"])
+def test_gemma_2_and_phi_3_configs_import_with_the_configs_figures(tmp_path, config, capsys):
+    """Keys that do not change a size (logit soft-capping, dropouts, cache_implementation,
+    original_max_position_embeddings...) are accepted; the pack's figures are the config's."""
+    from fitproof.cli import main
+
+    assert main(["import", "hf", str(UNSEEN / f"{config}.json"), "--id", config, "--out",
+                 str(tmp_path), "--no-plugins"]) == 0
+    assert capsys.readouterr().out.strip() == f"wrote {tmp_path / (config + '.yaml')}"
+    model = fitproof.load_registry([tmp_path], plugins=False).models[config]
+    source = json.loads((UNSEEN / f"{config}.json").read_text())
+    for field in ("num_hidden_layers", "hidden_size", "num_attention_heads",
+                  "num_key_value_heads", "vocab_size", "max_position_embeddings",
+                  "intermediate_size"):
+        assert getattr(model, field).value == source[field], field
+    notes = " ".join(model.notes)
+    if config == "gemma-2-9b":  # Gemma2Config defaults the config leaves out
+        assert model.family == "sliding-window" and model.tie_word_embeddings
+        assert (model.full_attention_layers.value, model.sliding_attention_layers.value,
+                model.sliding_window.value, model.head_dim.value) == (21, 21, 4096, 256)
+        assert "tie_word_embeddings true is assumed" in notes
+    else:  # llama.cpp does not apply Phi-3's window: every layer keeps the full context
+        assert model.family == "full-attention" and not model.tie_word_embeddings
+        assert model.sliding_window is None and "Phi SWA is currently disabled" in notes
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"num_kv_shared_layers": 18}, "config field 'num_kv_shared_layers' is not understood"),
+    ({"sliding_window_size": 2048}, "sliding_window_size 2048 differs from sliding_window "
+                                    "4096; which applies is not understood"),
+    ({"hidden_activation": "relu"}, "hidden_act 'relu' is not understood (is the MLP gated?)"),
+])
+def test_keys_that_change_a_size_are_still_refused(tmp_path, capsys, change, message):
+    """A key that would change the KV cache or the weights, and that the importer does not
+    model, is refused by name (exit 1), however many harmless keys come with it."""
+    from fitproof.cli import main
+
+    config = json.loads((UNSEEN / "gemma-2-9b.json").read_text())
+    config.update(change)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    assert main(["import", "hf", str(path), "--id", "changed", "--out", str(tmp_path / "out"),
+                 "--no-plugins"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "fitproof: error: cannot size this model safely:", f"  {message}"]
+    assert not (tmp_path / "out").exists()
 
 
 def test_no_gqa_means_as_many_kv_heads_as_query_heads(tmp_path, registry):

@@ -3,13 +3,16 @@
 The header gives the architecture (keys named in ``packs/importers/gguf.yaml``) and every
 tensor's type and byte size, so the pack records the file's exact weight bytes for its
 quantization instead of a bits-per-weight estimate. Only the header is read (memory-mapped);
-tensor data is never touched.
+tensor data is never touched. A model split by llama.cpp's gguf-split (or gguf-py's writer)
+into ``NAME-0000K-of-0000N.gguf`` files is read as one: the metadata from shard 1, the
+tensors from every shard, found beside the one named (any of them).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -61,6 +64,45 @@ def read_gguf(path: str | Path) -> GGUFReader:
         raise InputError(f"{path}: not a readable GGUF file ({exc})") from None
 
 
+# llama.cpp's llama_split_path: "%s-%05d-of-%05d.gguf" with the 1-based shard number
+_SHARD_NAME = re.compile(r"(?P<stem>.+)-(?P<no>[0-9]{5})-of-(?P<count>[0-9]{5})\.gguf")
+
+
+def shard_paths(path: str | Path) -> list[Path]:
+    """The files of the model at ``path``: the file itself, or every shard of a split model
+    (shard 1 first) where its name is a shard's; a missing shard is an :class:`InputError`."""
+    path = Path(path)
+    match = _SHARD_NAME.fullmatch(path.name)
+    if match is None:
+        return [path]
+    count = int(match["count"])
+    if not 1 <= int(match["no"]) <= count:
+        raise InputError(f"{path}: a split model has no shard {int(match['no'])} of {count}")
+    paths = [path.with_name(f"{match['stem']}-{no:05d}-of-{count:05d}.gguf")
+             for no in range(1, count + 1)]
+    for no, shard in enumerate(paths, 1):
+        if not shard.exists():
+            raise InputError(f"cannot read {shard}: no such file (shard {no} of the {count} "
+                             "of this split model)")
+    return paths
+
+
+def _check_shards(paths: list[Path], metas: list[dict[str, Any]], tensors: int) -> None:
+    """The split keys gguf-split writes (split.no from 0, split.count, split.tensors.count in
+    every shard) agree with the shards' names and the tensors found."""
+    for no, (shard, meta) in enumerate(zip(paths, metas)):
+        stated = (meta.get("split.no", 0), meta.get("split.count", 1))
+        if stated != (no, len(paths)):
+            named = f"shard {no + 1} of {len(paths)}" if len(paths) > 1 else "no shard"
+            raise InputError(f"{shard}: its header says shard {stated[0] + 1} of {stated[1]} "
+                             f"(split.no, split.count), its name {named} "
+                             "(NAME-0000K-of-0000N.gguf)")
+        expected = meta.get("split.tensors.count", tensors)
+        if expected != tensors:
+            raise InputError(f"{shard}: split.tensors.count is {expected}, the {len(paths)} "
+                             f"shards hold {tensors} tensors")
+
+
 def import_gguf(path: str | Path, registry: Registry, *, model_id: str, name: str | None = None,
                 source: str | None = None, hf_repo: str | None = None,
                 quant: str | None = None) -> str:
@@ -68,9 +110,13 @@ def import_gguf(path: str | Path, registry: Registry, *, model_id: str, name: st
     mapping = registry.importers.get("gguf")
     if mapping is None:
         raise InputError("no importer pack 'gguf' is loaded")
-    reader = read_gguf(path)
-    meta = {key: _value(field) for key, field in reader.fields.items()
-            if not key.startswith("GGUF.")}
+    paths = shard_paths(path)
+    readers = [read_gguf(shard) for shard in paths]
+    metas = [{key: _value(field) for key, field in r.fields.items() if not key.startswith("GGUF.")}
+             for r in readers]
+    tensors = [tensor for r in readers for tensor in r.tensors]
+    _check_shards(paths, metas, len(tensors))
+    meta = metas[0]
     arch = meta.get("general.architecture")
     if not isinstance(arch, str):
         raise ConfigNotUnderstood(f"{path}: general.architecture is missing")
@@ -105,7 +151,7 @@ def import_gguf(path: str | Path, registry: Registry, *, model_id: str, name: st
         tokens = meta.get("tokenizer.ggml.tokens")
         if isinstance(tokens, list):
             fields["vocab_size"] = len(tokens)
-    names = {t.name for t in reader.tensors}
+    names = {t.name for t in tensors}
     fields["tie_word_embeddings"] = "output.weight" not in names
     layers = int(fields.get("num_hidden_layers") or 0)
     ffn = get("{arch}.feed_forward_length")
@@ -144,16 +190,18 @@ def import_gguf(path: str | Path, registry: Registry, *, model_id: str, name: st
     quant = quant or _quant_of(meta.get("general.file_type"), mapping, path)
     registry.resolve("quant", quant)
     by_type: Counter[str] = Counter()
-    for tensor in reader.tensors:
+    for tensor in tensors:
         by_type[tensor.tensor_type.name] += int(tensor.n_bytes)
     total = sum(by_type.values())
-    notes = (f"weights_bytes is the sum of the file's tensor sizes ({len(reader.tensors)} "
-             f"tensors) read from its header",
+    files = f"{len(paths)} shards'" if len(paths) > 1 else "file's"
+    notes = (f"weights_bytes is the sum of the {files} tensor sizes ({len(tensors)} "
+             f"tensors) read from {'their headers' if len(paths) > 1 else 'its header'}",
              f"GGUF architecture {arch!r}; tensor bytes by type: " +
              ", ".join(f"{t} {n:,}" for t, n in sorted(by_type.items())))
     imported = ImportedModel({"family": family_of(mapping, fields), **fields}, notes)
     text = model_pack_text(model_id, name or meta.get("general.name") or model_id,
-                           source or str(path), imported, hf_repo,
+                           source or str(paths[0] if len(paths) > 1 else path), imported,
+                           hf_repo,
                            origin="GGUF header by `fitproof import gguf`")
     text += f"weights_bytes:\n  {quant}: {total}\n"
     text += "gguf_tensor_bytes:\n" + "".join(f"  {t}: {n}\n" for t, n in sorted(by_type.items()))

@@ -18,6 +18,7 @@ import attrs
 
 from ..errors import InputError
 from .config_file import read_config as read_config
+from .checkpoint_formats import checkpoint_format
 from ..registry import Registry
 from ..specs import ImporterPack
 
@@ -97,6 +98,12 @@ class _Reader:
         cfg, mapping = self.cfg, self.mapping
         model_type = self.get("model_type")
         self.get("architectures")
+        defaults = mapping.config_defaults.get(model_type)
+        for key, value in (defaults.set.items() if defaults else ()):
+            if key not in cfg:
+                cfg[key] = value
+                self.notes.append(f"{key} {_scalar(value)} is assumed (the config gives "
+                                  f"none): {defaults.source if defaults else ''}")
         fields: dict[str, Any] = {}
         for field, keys in mapping.fields.items():
             for key in keys:
@@ -140,6 +147,9 @@ class _Reader:
         use_window = self.get("use_sliding_window", True)
         self.get("max_window_layers")
         window_pattern = self.get("sliding_window_pattern")
+        if self.get("sliding_window_size", window) != window:
+            self.problems.append(f"sliding_window_size {self.cfg['sliding_window_size']} differs "
+                                 f"from sliding_window {window}; which applies is not understood")
         if isinstance(types, list):
             counts = Counter(types)
             unknown = set(counts) - {"full_attention", "sliding_attention", "linear_attention"}
@@ -235,7 +245,8 @@ class _Reader:
                 self.problems.append("dense MLP layers without intermediate_size")
             else:
                 fields["intermediate_size"] = inter
-        act = self.get("mlp_hidden_act") or self.get("hidden_act") or "silu"
+        act = (self.get("mlp_hidden_act") or self.get("hidden_activation") or
+               self.get("hidden_act") or "silu")
         gated = self.mapping.activations.get(act)
         if gated is None:
             self.problems.append(f"hidden_act {act!r} is not understood (is the MLP gated?)")
@@ -268,10 +279,10 @@ class _Reader:
         config = self.get("quantization_config")
         if not isinstance(config, dict):
             return
-        for rule in self.mapping.checkpoint_formats:
-            if all(_holds(config, path, wanted) for path, wanted in rule.when.items()):
-                fields["checkpoint_format"] = rule.format
-                return
+        found = checkpoint_format(config, self.mapping)
+        if found:
+            fields["checkpoint_format"] = found
+            return
         method = config.get("quant_method", "unnamed")
         self.notes.append(f"quantization_config ({method}) matches no checkpoint format of the "
                           "importer pack; checkpoint_format is left out, so --quant native "
@@ -308,30 +319,6 @@ def family_of(mapping: ImporterPack, fields: Mapping[str, Any]) -> str:
             return rule.family
     raise ConfigNotUnderstood(f"no family rule of importer pack {mapping.id!r} holds; add a "
                               "last rule without 'when'")
-
-
-def _members(value: Any, path: list[str]) -> list[Any]:
-    """The values at ``path`` inside ``value`` ('*' stands for every member)."""
-    if not path:
-        return [value]
-    head, rest = path[0], path[1:]
-    if head == "*":
-        children = list(value.values()) if isinstance(value, dict) else (
-            list(value) if isinstance(value, list) else [])
-    elif isinstance(value, dict) and head in value:
-        children = [value[head]]
-    else:
-        children = []
-    return [found for child in children for found in _members(child, rest)]
-
-
-def _holds(config: dict[str, Any], path: str, wanted: Any) -> bool:
-    """A checkpoint-format condition: some value at ``path`` equals ``wanted`` (or, for a
-    '~text' condition, is a string containing ``text``)."""
-    found = _members(config, path.split("."))
-    if isinstance(wanted, str) and wanted.startswith("~"):
-        return any(isinstance(v, str) and wanted[1:] in v for v in found)
-    return any(v == wanted for v in found)
 
 
 FIELD_ORDER = (

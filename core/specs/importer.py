@@ -27,9 +27,18 @@ class ImporterPack:
     override: bool = False
     name: str | None = None
     model_types: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    config_defaults: Mapping[str, "ConfigDefaults"] = attrs.field(factory=dict)
     file_types: Mapping[str, str] = attrs.field(factory=dict)
     checkpoint_formats: tuple["CheckpointFormatRule", ...] = ()
     pack: PackFile = NO_PACK
+
+
+@attrs.frozen
+class ConfigDefaults:
+    """Config keys a model_type's config class assumes where a config.json omits them."""
+
+    set: Mapping[str, Any]
+    source: str
 
 
 @attrs.frozen
