@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from .scenario import Scenario
     from .site import SiteSummary
     from .views import (Accuracy, DerivationView, EstimateView, LoadedPack, ModelsView,
-                        PacksView, PackView, SweepView, ValidationReport)
+                        PacksView, PackView, SolveView, SweepView, ValidationReport)
+    from .views import DetectView
 
 _LAZY = {"Formats": "formats", "RenderOptions": "formats", "Registry": "registry",
          "Scenario": "scenario"}
@@ -51,6 +52,7 @@ __all__ = [
     "pack", "packs", "parse_parameters", "parse_tokens",
     "render", "report", "scenario", "site", "sweep", "validate_packs", "write_parquet",
 ]
+__all__ += ["detect", "detected_hardware"]
 
 def load_registry(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: bool = True,
                   extra_plugins: Iterable[object] = (), use_cache: bool = True,
@@ -72,9 +74,15 @@ def scenario(registry: Registry, *, model: str | None = None, hardware: str | No
              workload: str | None = None, backend: str | None = None, host: str | None = None,
              inputs: Mapping[str, float | None] | None = None,
              input_origins: Mapping[str, str] | None = None) -> Scenario:
-    """Resolve names and inputs to a :class:`Scenario` (defaults from the default scenario)."""
+    """Resolve names and inputs to a :class:`Scenario` (defaults from the default scenario).
+    ``hardware="auto"`` is the local accelerator (:func:`detected_hardware`)."""
     from .scenario import resolve_scenario
 
+    if hardware == "auto":  # on as many devices as were detected, unless inputs say
+        hardware, count, _ = detected_hardware(registry)
+        if count > 1 and (inputs or {}).get("gpus") is None:
+            inputs = {**(inputs or {}), "gpus": count}
+            input_origins = {**(input_origins or {}), "gpus": "detected (hardware auto)"}
     return resolve_scenario(registry, model=model, hardware=hardware, quant=quant, kv=kv,
                             engine=engine, workload=workload, inputs=inputs,
                             input_origins=input_origins, backend=backend, host=host)
@@ -164,12 +172,34 @@ def render_estimate(view: EstimateView, format: str) -> str | None:
 
 
 def explain(registry: Registry, resolved: Scenario, quantity: str,
-            depth: int | None = None) -> DerivationView:
-    """``fitproof explain``: how ``quantity`` was computed for the scenario."""
+            depth: int | None = None, *, sensitivity: bool = False) -> DerivationView:
+    """``fitproof explain``: how ``quantity`` was computed for the scenario; with
+    ``sensitivity``, how strongly it moves with each figure and input (elasticities)."""
     from .estimation import Estimate
     from .views import DerivationView
 
-    return DerivationView(Estimate(registry, resolved).derivation(quantity), depth)
+    derivation = Estimate(registry, resolved).derivation(quantity)
+    if not sensitivity:
+        return DerivationView(derivation, depth)
+    from .sensitivity import elasticities
+
+    if derivation.kind != "formula" or derivation.unit == "bool":
+        raise InputError(f"--sensitivity needs a numeric formula; {quantity} is "
+                         f"{'a yes/no condition' if derivation.unit == 'bool' else 'not one'}")
+    return DerivationView(derivation, depth, elasticities(derivation))
+
+
+def solve(registry: Registry, question: str, resolved: Scenario, *,
+          given: Iterable[str] = (), min_speed: float | None = None,
+          rent: bool = False) -> SolveView:
+    """``fitproof solve``: answer an inverse question (packs/questions/) for the scenario,
+    such as the largest context that fits. ``given`` names the choices and inputs the user
+    set, which the question must not be searching; ``min_speed`` is cheapest's target and
+    ``rent`` prices cloud offers instead of purchases."""
+    from .solve import solve as answer
+
+    return answer(registry, question, resolved, given=frozenset(given), min_speed=min_speed,
+                  rent=rent)
 
 
 def report(registry: Registry, resolved: Scenario) -> ReportView:
@@ -190,8 +220,12 @@ def models(registry: Registry, *, hardware: str | None = None, search: str | Non
            family: str | None = None, min_params: float | None = None,
            max_params: float | None = None, quant: str | None = None,
            context: int | None = None, include_all: bool = False,
-           sort: str = "size") -> ModelsView:
-    """``fitproof models``: the models matching a search, evaluated on ``hardware`` if given."""
+           sort: str = "size", kv: str | None = None, engine: str | None = None,
+           workload: str | None = None, host: str | None = None, backend: str | None = None,
+           inputs: Mapping[str, float | None] | None = None) -> ModelsView:
+    """``fitproof models``: the models matching a search, evaluated on ``hardware`` if given,
+    with the other choices and ``inputs`` (batch, gpus, …) of the scenario applied to each;
+    a model the scenario is not valid for is left out, with why (``ModelsView.left_out``)."""
     from .queries import evaluate_models, matching_models, rank, within_size
     from .views import ModelsView
 
@@ -200,12 +234,19 @@ def models(registry: Registry, *, hardware: str | None = None, search: str | Non
         return ModelsView(tuple(within_size(evaluate_models(registry, chosen), min_params,
                                             max_params)))
     hardware_id = registry.resolve("hardware", hardware)
+    left_out: list[str] = []
     # the matching models only, evaluated once on the hardware
     rows = evaluate_models(registry, chosen, hardware=hardware_id, quant=quant,
-                           context=context)
+                           context=context, left_out=left_out,
+                           choices={"kv": kv, "engine": engine, "workload": workload,
+                                    "host": host, "backend": backend},
+                           given={k: v for k, v in (inputs or {}).items() if k != "context"})
     ranked = rank(within_size(rows, min_params, max_params), include_all=include_all,
                   sort=sort)
-    return ModelsView(tuple(ranked), registry.hardware[hardware_id].display_name)
+    gpus = (inputs or {}).get("gpus")
+    name = registry.hardware[hardware_id].display_name
+    return ModelsView(tuple(ranked), f"{int(gpus)}x {name}" if gpus and gpus > 1 else name,
+                      tuple(left_out))
 
 
 def packs(registry: Registry, kind: str | None = None) -> PacksView:
@@ -323,6 +364,26 @@ def site(registry: Registry, out: str, *, models: Sequence[str] | None = None,
 
     return build_site(registry, out, models=models, hardware=hardware, languages=languages,
                       base_url=base_url, progress=progress)
+
+
+def detect(registry: Registry, *, timeout: float | None = None,
+           environ: Mapping[str, str] | None = None) -> DetectView:
+    """``fitproof detect``: the local accelerators (nvidia-smi, rocm-smi or amd-smi,
+    sysctl on a Mac; each run with ``timeout`` seconds, default 5, found on ``environ``'s
+    PATH), each with the hardware pack it maps to or a pack template, and the host's RAM.
+    Raises :class:`InputError` when a tool fails, hangs or prints what cannot be read."""
+    from .detect_match import detect_view
+
+    return detect_view(registry, timeout, environ)
+
+
+def detected_hardware(registry: Registry, *, timeout: float | None = None,
+                      environ: Mapping[str, str] | None = None) -> tuple[str, int, str]:
+    """``--on auto``: the hardware id and device count of the largest local accelerator a
+    pack describes, and a note saying what was detected; :class:`InputError` when none."""
+    from .detect_match import auto_hardware
+
+    return auto_hardware(registry, timeout, environ)
 
 
 def write_parquet(view: SweepView, path: str) -> None:

@@ -22,7 +22,8 @@ VIEW_KINDS = {
     "derivation": "fitproof explain", "models": "fitproof models",
     "packs": "fitproof packs list", "pack": "fitproof packs show",
     "accuracy": "fitproof validate", "validation": "fitproof packs validate",
-    "sweep": "fitproof sweep",
+    "sweep": "fitproof sweep", "solve": "fitproof solve",
+    "detect": "fitproof detect",
 }
 
 

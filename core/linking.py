@@ -17,6 +17,7 @@ from .loader import (CACHE_ENTRIES, cache_entry, cache_file, cached_document, lo
 from .pack_files import PackSource, find_pack_files, local_pack_roots
 from .plugins import collect_output_formats, collect_pack_roots, plugin_manager
 from .profiles import default_profile, profile_graph
+from .questions import check_questions
 from .registry import Registry
 from .views import LoadedPack
 
@@ -123,7 +124,7 @@ def link(loaded: Sequence[LoadedPack], warnings: Sequence[str] = ()) -> Registry
         raise PackError(problems)
     profile = default_profile(loaded)
     graph, graph_problems = profile_graph(loaded, profile)
-    problems = graph_problems + check_scenarios(loaded)
+    problems = graph_problems + check_scenarios(loaded) + check_questions(loaded, graph)
     if problems:
         raise PackError(problems)
     return Registry(loaded, graph, warnings, profile)

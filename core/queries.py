@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from .errors import InputError
 from .estimation import Batch
@@ -16,13 +16,35 @@ SORT_KEYS = ("size", "speed", "headroom", "name")
 
 def evaluate_models(registry: Registry, models: Iterable[str], *, hardware: str | None = None,
                     quant: str | None = None, context: int | None = None,
-                    **inputs: float) -> list[ModelFit]:
-    """Every model in ``models`` evaluated on one accelerator, in one vectorised pass."""
+                    choices: Mapping[str, str | None] | None = None,
+                    given: Mapping[str, float | None] | None = None,
+                    left_out: list[str] | None = None) -> list[ModelFit]:
+    """Every model in ``models`` evaluated on one accelerator, in one vectorised pass.
+
+    ``choices`` (kv, engine, workload, host, backend) and ``given`` (scenario inputs) apply
+    to every model. A model the scenario is not valid for (a tensor split its heads do not
+    divide) is an error, or, with ``left_out``, is left out with the reason appended."""
     models = list(models)
     if not models:
         return []
-    scenarios = [resolve_scenario(registry, model=m, hardware=hardware, quant=quant,
-                                  inputs={"context": context, **inputs}) for m in models]
+    scenarios, kept = [], []
+    chosen = dict(choices or {})
+    for m in models:
+        try:
+            scenarios.append(resolve_scenario(
+                registry, model=m, hardware=hardware, quant=quant, kv=chosen.get("kv"),
+                engine=chosen.get("engine"), workload=chosen.get("workload"),
+                host=chosen.get("host"), backend=chosen.get("backend"),
+                inputs={**(given or {}), "context": context}))
+        except InputError as exc:
+            if left_out is None:
+                raise
+            left_out.append(f"{m}: {exc}")
+            continue
+        kept.append(m)
+    models = kept
+    if not models:
+        return []
     batch = Batch(registry, scenarios)
     columns = {name: batch.values(name) for name in
                ("params_total", "params_active", "weights_gib", "total_gib", "headroom_gib",
@@ -48,7 +70,7 @@ def models_on(registry: Registry, hardware: str, *, quant: str | None = None,
         raise InputError(f"unknown sort {sort!r}; choose one of {', '.join(SORT_KEYS)}")
     chosen = sorted(registry.models) if models is None else sorted(models)
     rows = evaluate_models(registry, chosen, hardware=hardware, quant=quant, context=context,
-                           **inputs)
+                           given=inputs)
     return rank(rows, include_all=include_all, sort=sort)
 
 

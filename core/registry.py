@@ -21,6 +21,7 @@ from .names import matching_ids, name_key, name_stages
 from .namespaces import Entity
 from .profiles import profile_graph
 from .quant_formats import resolve_format
+from .questions import Question, merged_questions
 from .specs import (KINDS, BlockType, CatalogPack, EngineSpec, HardwareSpec,
                     ImporterPack, KVCachePack, KVCacheType, MeasurementPack, ModelSpec,
                     ProfilePack, Provider, QuantFormat, QuantizationPack, ReportPack,
@@ -238,6 +239,11 @@ class Registry:
         if self._candidates is None:
             self._candidates = CandidatePool(self)
         return self._candidates
+
+    @property
+    def questions(self) -> dict[str, Question]:
+        """What ``fitproof solve`` answers, by question name (questions.py)."""
+        return merged_questions(list(self.by_kind["questions"].values()))
 
     @property
     def accelerators(self) -> dict[str, HardwareSpec]:

@@ -15,7 +15,7 @@ from .specs import Location
 from .views import SELECTORS, Scenario
 
 __all__ = ["SELECTORS", "Scenario", "check_input", "figure_value", "input_default",
-           "resolve_scenario", "scenario_row"]
+           "resolve_scenario", "scenario_row", "variant"]
 
 def resolve_scenario(registry: Registry, *, model: str | None = None,
                      hardware: str | None = None, quant: str | None = None,
@@ -54,15 +54,10 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
                          f"it supports {supported}")
 
     model_spec = registry.models[resolved["model"]]
-    fmt = registry.quant_formats[resolved["quant"]][0]
-    if fmt.size_basis == "checkpoint" and model_spec.checkpoint_format:
-        # "native": the format the published checkpoint is stored in
-        resolved["quant"] = model_spec.checkpoint_format
+    quant = _model_format(registry, resolved["model"], resolved["quant"])
+    if quant != resolved["quant"]:  # "native": the format the checkpoint is stored in
+        resolved["quant"] = quant
         origins["quant"] = model_spec.pack.locate("checkpoint_format")
-        fmt = registry.quant_formats[resolved["quant"]][0]
-    if fmt.requires_experts and not figure_value(getattr(model_spec, "num_experts", None)):
-        raise InputError(f"{resolved['quant']} quantizes only the routed experts, and "
-                         f"{model_spec.name} has none; choose a format for dense models")
 
     given = {k: v for k, v in (inputs or {}).items() if v is not None}
     unknown = sorted(set(given) - set(registry.graph.inputs))
@@ -87,6 +82,35 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
         else:
             origins["backend"] = Location("given", None)
     return Scenario(inputs=values, origins=origins, backend=backend, **resolved)
+
+
+def _model_format(registry: Registry, model: str, quant: str) -> str:
+    """Weight format ``quant`` as model ``model`` is stored in it: a checkpoint-sized
+    format ("native") is the model's checkpoint format. Raises InputError when the format
+    cannot hold the model (experts-only formats on a dense model)."""
+    model_spec = registry.models[model]
+    fmt = registry.quant_formats[quant][0]
+    if fmt.size_basis == "checkpoint" and model_spec.checkpoint_format:
+        quant = model_spec.checkpoint_format
+        fmt = registry.quant_formats[quant][0]
+    if fmt.requires_experts and not figure_value(getattr(model_spec, "num_experts", None)):
+        raise InputError(f"{quant} quantizes only the routed experts, and "
+                         f"{model_spec.name} has none; choose a format for dense models")
+    return quant
+
+
+def variant(registry: Registry, scenario: Scenario, *, hardware: str | None = None,
+            quant: str | None = None, inputs: Mapping[str, float] | None = None) -> Scenario:
+    """``scenario`` with another hardware pack, weight format or input values (ids, not
+    names), checked as :func:`resolve_scenario` checks: raises InputError when the
+    variant is not a valid scenario (an input out of range, an uneven tensor split)."""
+    values = dict(scenario.inputs)
+    for name, value in (inputs or {}).items():
+        values[name] = check_input(registry, name, value)
+    chosen_quant = _model_format(registry, scenario.model, quant or scenario.quant)
+    _check_tensor_split(registry, {"model": scenario.model, "engine": scenario.engine}, values)
+    return scenario._replace(inputs=values, hardware=hardware or scenario.hardware,
+                             quant=chosen_quant)
 
 
 def _check_backend(name: str) -> str:

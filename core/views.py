@@ -22,7 +22,7 @@ from .estimate_view import Verdict as Verdict
 
 if TYPE_CHECKING:
     from .derivation import Derivation
-    from .specs import MeasurementRow
+    from .specs import Location, MeasurementRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,11 +126,26 @@ class ValidationReport:
 
 
 @dataclass(frozen=True, slots=True)
+class Elasticity:
+    """d ln quantity / d ln ``name`` at a scenario, and where ``name``'s value is written."""
+
+    name: str
+    value: float
+    unit: str
+    elasticity: float
+    at: Location
+    kind: str  # input (a scenario input) or value (a pack figure)
+    group: str  # hardware, scenario, model or constants (sensitivity.GROUPS)
+
+
+@dataclass(frozen=True, slots=True)
 class DerivationView:
-    """``fitproof explain``: one quantity's derivation, and how deep to print it."""
+    """``fitproof explain``: one quantity's derivation, and how deep to print it; with
+    ``--sensitivity``, the elasticity of the quantity with respect to each leaf."""
 
     derivation: Derivation
     depth: int | None = None
+    sensitivity: tuple[Elasticity, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +154,7 @@ class ModelsView:
 
     rows: tuple[ModelFit, ...]
     hardware_name: str | None = None
+    left_out: tuple[str, ...] = ()  # "model: why" for each model the scenario does not suit
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,3 +189,63 @@ class SweepView:
         """Column ``name`` with an unknown number (NaN) as None, for formats without NaN."""
         return [None if isinstance(v, float) and not math.isfinite(v) else v
                 for v in self.data[name]]
+
+
+@dataclass(frozen=True, slots=True)
+class DetectedDevice:
+    """``count`` identical local devices as ``tool`` reports them, and the hardware pack
+    they map to; without one, the packs they could be, or a pack ``template`` (YAML)."""
+
+    name: str
+    vendor: str
+    backend: str
+    count: int
+    memory_bytes: int | None
+    tool: str
+    hardware: str | None = None
+    hardware_name: str | None = None
+    candidates: tuple[str, ...] = ()
+    template: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DetectView:
+    """``fitproof detect``: the local accelerators, largest first; ``chosen`` is the index
+    of the one ``--on auto`` uses; ``notes`` say which tools were missing or found none."""
+
+    devices: tuple[DetectedDevice, ...]
+    host_ram_bytes: int | None
+    host_ram_source: str | None
+    notes: tuple[str, ...]
+    chosen: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """What stops a ``solve`` answer from going further: a formula that turns false one
+    step beyond it, the end of the range searched, or the speed asked for."""
+
+    constraint: str  # a formula, a model field (model.max_position_embeddings), or "price"
+    description: str
+    at: str  # file:line where the constraint is written
+    detail: str  # the constraint at the step beyond, its names replaced by their values
+    beyond: Scenario | None = None  # the step beyond, where the constraint fails (if any)
+
+
+@dataclass(frozen=True, slots=True)
+class SolveView:
+    """``fitproof solve``: one question's answer, what binds it, and its derivation."""
+
+    question: str
+    description: str
+    at: str  # file:line of the question
+    scenario: Scenario  # the scenario at the answer
+    value: float | str
+    unit: str
+    binding: Binding
+    derivation: Derivation  # of the question's `explain` quantity at the answer
+    evaluated: int  # scenarios the search evaluated
+    label: str | None = None  # cheapest: the purchase or offer
+    min_speed: float | None = None  # cheapest: the speed asked for
+    target: str | None = None  # cheapest: the speed asked for, as "decode_tps >= 100 tok/s"
+    basis: str | None = None  # cheapest: buy or rent

@@ -38,7 +38,7 @@ def test_readme_mentions_every_command():
     for command in ("fitproof estimate", "fitproof report", "fitproof explain", "fitproof packs list",
                     "fitproof packs show", "fitproof packs validate", "fitproof models",
                     "fitproof import hf", "fitproof import gguf", "fitproof sweep", "fitproof site",
-                    "fitproof validate"):
+                    "fitproof validate", "fitproof detect", "fitproof solve"):
         assert re.search(rf"^\$ {command}", readme, re.M), f"README lacks an example of {command}"
 
 
@@ -77,7 +77,7 @@ def test_every_pack_line_the_docs_show_is_the_line_they_name():
         for number, line in enumerate(lines):
             for path, at in re.findall(r"(?<![\w-])(packs/[\w./-]+\.yaml):(\d+)", line):
                 target = (REPO / path).read_text(encoding="utf-8").splitlines()[int(at) - 1]
-                key = re.match(r"\s*([\w.]+):", target)
+                key = re.match(r"\s*([\w.-]+):", target)
                 assert key, f"{doc}:{number + 1}: {path}:{at} is not a definition: {target!r}"
                 # the quantity is named on the line, or (an overridden definition) on the
                 # explain line above it

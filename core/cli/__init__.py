@@ -103,12 +103,41 @@ def _registry(args: argparse.Namespace, extra_dirs: Sequence[str] = ()) -> api.R
 
 
 def _scenario(args: argparse.Namespace, registry: api.Registry) -> api.Scenario:
+    detected = _auto(args, registry)
     inputs = {name: getattr(args, name) for name in INPUT_OPTIONS}
     origins = {name: f"command line ({option})" for name, option in INPUT_OPTIONS.items()}
-    return api.scenario(registry, model=args.model, hardware=args.hardware, quant=args.quant,
-                        kv=args.kv, engine=args.engine, workload=args.workload, inputs=inputs,
-                        input_origins=origins, backend=getattr(args, "backend", None),
-                        host=getattr(args, "host", None))
+    origins.update(detected)
+    largest = inputs["context"] == "max"
+    if largest:  # --context max: solve max-context first
+        inputs["context"] = None
+
+    def resolve() -> api.Scenario:
+        return api.scenario(registry, model=args.model, hardware=args.hardware,
+                            quant=args.quant, kv=args.kv, engine=args.engine,
+                            workload=args.workload, inputs=inputs, input_origins=origins,
+                            backend=getattr(args, "backend", None),
+                            host=getattr(args, "host", None))
+    if not largest:
+        return resolve()
+    answer = api.solve(registry, "max-context", resolve())
+    print(f"fitproof: --context max: {answer.value:,} tokens, bound by "
+          f"{answer.binding.constraint} ({answer.binding.at})", file=sys.stderr)
+    inputs["context"] = answer.value
+    origins["context"] = "command line (--context max: fitproof solve max-context)"
+    return resolve()
+
+
+def _auto(args: argparse.Namespace, registry: api.Registry) -> dict[str, str]:
+    """``--on auto``: the local accelerator (said on stderr), its count as ``--gpus`` unless
+    given; the origins of the inputs it set."""
+    if getattr(args, "hardware", None) != "auto":
+        return {}
+    args.hardware, count, note = api.detected_hardware(registry)
+    print(f"fitproof: {note}", file=sys.stderr)
+    if count > 1 and hasattr(args, "gpus") and args.gpus is None:
+        args.gpus = count
+        return {"gpus": "detected (--on auto)"}
+    return {}
 
 
 def _show(view_kind: str, view: object, args: argparse.Namespace,
@@ -142,7 +171,7 @@ def _write(text: str, out: str | None) -> None:
 
 
 def _estimate(args: argparse.Namespace) -> int:
-    if _snapshot_estimate(args):
+    if args.hardware != "auto" and _snapshot_estimate(args):
         return 0
     registry = _registry(args)
     view = api.estimate_view(registry, _scenario(args, registry))
@@ -181,8 +210,19 @@ def _snapshot_estimate(args: argparse.Namespace) -> bool:
 
 def _explain(args: argparse.Namespace) -> int:
     registry = _registry(args)
-    view = api.explain(registry, _scenario(args, registry), args.quantity, args.depth)
+    view = api.explain(registry, _scenario(args, registry), args.quantity, args.depth,
+                       sensitivity=args.sensitivity)
     _show("derivation", view, args, registry)
+    return 0
+
+
+def _solve(args: argparse.Namespace) -> int:
+    registry = _registry(args)
+    given = [name for name in INPUT_OPTIONS if getattr(args, name) is not None]
+    given += [name for name in ("hardware", "quant") if getattr(args, name) is not None]
+    view = api.solve(registry, args.question, _scenario(args, registry), given=given,
+                     min_speed=args.min_decode, rent=args.rent)
+    _show("solve", view, args, registry)
     return 0
 
 
@@ -201,9 +241,19 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _models(args: argparse.Namespace) -> int:
     registry = _registry(args)
+    _auto(args, registry)
+    if args.context == "max":
+        raise InputError("--context max is one model's answer; for each model use "
+                         "fitproof solve max-context MODEL --on HW")
+    inputs = {name: getattr(args, name) for name in INPUT_OPTIONS if name != "context"}
     view = api.models(registry, hardware=args.hardware, search=args.search, family=args.family,
                       min_params=args.min_params, max_params=args.max_params, quant=args.quant,
-                      context=args.context, include_all=args.all, sort=args.sort)
+                      context=args.context, include_all=args.all, sort=args.sort, kv=args.kv,
+                      engine=args.engine, workload=args.workload, host=args.host,
+                      backend=args.backend, inputs=inputs)
+    if view.left_out:
+        print(f"fitproof: warning: {len(view.left_out)} models left out, which this scenario "
+              f"does not suit; the first: {view.left_out[0]}", file=sys.stderr)
     _show("models", view, args, registry)
     return 0
 
@@ -280,10 +330,18 @@ def _packs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _detect(args: argparse.Namespace) -> int:
+    registry = _registry(args)
+    _show("detect", api.detect(registry), args, registry)
+    return 0
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "estimate": _estimate, "explain": _explain, "report": _report, "models": _models,
+    "estimate": _estimate, "explain": _explain, "solve": _solve, "report": _report,
+    "models": _models,
     "validate": _validate, "sweep": _sweep, "site": _site, "import": _import, "packs": _packs,
 }
+COMMANDS["detect"] = _detect
 
 
 if __name__ == "__main__":  # pragma: no cover

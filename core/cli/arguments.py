@@ -1,5 +1,5 @@
-"""The ``fitproof`` command line's arguments: the parser of every command and the types
-of its options (token counts, parameter counts, comma-separated lists)."""
+"""The ``fitproof`` command line's arguments: the parser of every command (the options
+commands share, and their types, are options.py)."""
 
 from __future__ import annotations
 
@@ -10,103 +10,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from .. import api
-from ..errors import InputError
+from .options import (INPUT_OPTIONS, billions, format_option, number, scenario_options,
+                      tokens, whole)
 
-def _argument(parse: Callable[[str], Any], name: str) -> Callable[[str], Any]:
-    """An argparse type from a parser of the API (its message becomes the usage error)."""
-    def convert(text: str) -> Any:
-        try:
-            return parse(text)
-        except InputError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-    convert.__name__ = name
-    return convert
-
-
-tokens = _argument(api.parse_tokens, "tokens")
-_billions = _argument(api.parse_parameters, "parameters")
-
-
-def number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-
-
-def whole(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-
-
-# option → scenario input it sets
-INPUT_OPTIONS = {
-    "context": "--context", "batch": "--batch", "gpus": "--gpus", "offload": "--offload",
-    "prompt": "--prompt", "generate": "--generate", "hours_per_day": "--hours-per-day",
-    "electricity_usd_per_kwh": "--electricity-price", "budget_usd": "--budget",
-    "split": "--split", "ubatch": "--ubatch", "cpu_moe": "--cpu-moe",
-    "gpu_memory_utilization": "--gpu-memory-utilization",
-}
-
-
-def _format_option(parser: argparse.ArgumentParser, built_in: str, *,
-                   json_flag: bool = True) -> None:
-    parser.add_argument("--format", default="text", metavar="NAME",
-                        help=f"output format: {built_in}, or one a plugin adds (default text)")
-    if json_flag:
-        parser.add_argument("--json", action="store_true", help="the same as --format json")
-
-
-def _scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool = True) -> None:
-    parser.add_argument("model", nargs="?" if model_optional else None, metavar="MODEL",
-                        help="model id or alias (default: the default scenario's model)")
-    parser.add_argument("--on", dest="hardware", metavar="HW",
-                        help="hardware id or alias, e.g. rtx-3090 or 'RTX 3090'")
-    parser.add_argument("--quant", metavar="Q", help="weight format, e.g. Q4_K_M (default)")
-    parser.add_argument("--context", type=tokens, metavar="N",
-                        help="context window in tokens, e.g. 8192 or 32K (default 8192)")
-    parser.add_argument("--batch", type=whole, metavar="N", help="parallel sequences (default 1)")
-    parser.add_argument("--kv", metavar="TYPE", help="KV cache precision: f16, q8_0, q4_0, fp8")
-    parser.add_argument("--gpus", type=whole, metavar="N",
-                        help="devices the model is spread over (default 1)")
-    parser.add_argument("--split", choices=("layer", "tensor"),
-                        help="with several devices: whole layers per device (llama.cpp's "
-                             "default) or every layer split across them (vLLM's default)")
-    parser.add_argument("--ubatch", type=whole, metavar="N",
-                        help="tokens per forward pass the engine reserves activations for "
-                             "(llama.cpp -ub, vLLM --max-num-batched-tokens)")
-    parser.add_argument("--gpu-memory-utilization", dest="gpu_memory_utilization", type=number,
-                        metavar="SHARE", help="share of each device's memory the engine may "
-                        "fill, 0-1 (vLLM; default: the engine pack's)")
-    parser.add_argument("--engine", metavar="ENGINE", help="llama.cpp (default) or vllm")
-    parser.add_argument("--host", metavar="HOST",
-                        help="the machine whose system memory holds offloaded weights (a cpu "
-                             "hardware pack; default: the default scenario's)")
-    parser.add_argument("--cpu-moe", dest="cpu_moe", type=whole, metavar="N",
-                        help="keep the routed experts of the first N layers in system memory "
-                             "(llama.cpp --n-cpu-moe)")
-    parser.add_argument("--backend", metavar="NAME",
-                        help="compute backend the engine uses on the device, when not the "
-                             "hardware pack's own: cuda, rocm, metal, vulkan, sycl, ...")
-    parser.add_argument("--workload", metavar="W",
-                        help="inference (default), qlora, lora or full (fine-tuning)")
-    parser.add_argument("--offload", type=number, metavar="PCT",
-                        help="share of weights kept in system RAM, 0-100 (default 0)")
-    parser.add_argument("--prompt", type=tokens, metavar="N",
-                        help="prompt tokens: time to first token, and the depth decode "
-                             "starts at (default 4096)")
-    parser.add_argument("--generate", type=tokens, metavar="N",
-                        help="tokens generated per request; decode runs at the average depth "
-                             "(default 512)")
-    parser.add_argument("--hours-per-day", dest="hours_per_day", type=number, metavar="H",
-                        help="hours of use per day for monthly costs (default 4)")
-    parser.add_argument("--electricity-price", dest="electricity_usd_per_kwh", type=number,
-                        metavar="USD", help="electricity price per kWh (default 0.175)")
-    parser.add_argument("--budget", dest="budget_usd", type=number, metavar="USD",
-                        help="local hardware budget for break-even (default: the best single "
-                             "GPU's price)")
+__all__ = ["INPUT_OPTIONS", "build_parser"]
 
 
 def _levels(text: str) -> int:
@@ -223,8 +130,8 @@ def _plain_command(argv: Sequence[str] | None) -> str | None:
 def _estimate_command(commands: Any, common: argparse.ArgumentParser) -> None:
     estimate = commands.add_parser("estimate", parents=[common],
                                    help=COMMAND_HELP["estimate"])
-    _scenario_options(estimate)
-    _format_option(estimate, "text, json")
+    scenario_options(estimate)
+    format_option(estimate, "text, json")
 
 
 def _explain_command(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -233,17 +140,20 @@ def _explain_command(commands: Any, common: argparse.ArgumentParser) -> None:
     explain.add_argument("quantity", metavar="QUANTITY",
                          help="a quantity (total_gib, decode_tps…), 'verdict', an input or a "
                               "pack value such as model.params_total")
-    _scenario_options(explain)
-    _format_option(explain, "text, json, latex, markdown", json_flag=False)
+    scenario_options(explain)
+    format_option(explain, "text, json, latex, markdown", json_flag=False)
     explain.add_argument("--depth", type=_levels, metavar="N",
                          help="show N levels of inputs (default: all, down to pack values)")
+    explain.add_argument("--sensitivity", action="store_true",
+                         help="rank the figures and inputs by elasticity (d ln out / d ln in): "
+                              "1 means 1 %% more of it gives 1 %% more of the quantity")
 
 
 def _report_command(commands: Any, common: argparse.ArgumentParser) -> None:
     report = commands.add_parser("report", parents=[common],
                                  help=COMMAND_HELP["report"])
-    _scenario_options(report)
-    _format_option(report, "text, markdown, json, html", json_flag=False)
+    scenario_options(report)
+    format_option(report, "text, markdown, json, html", json_flag=False)
     report.add_argument("--lang", default="en", metavar="LANG",
                         help="language of labels and sentences: en (default), de, es")
 
@@ -253,21 +163,20 @@ def _models_command(commands: Any, common: argparse.ArgumentParser) -> None:
                                  help=COMMAND_HELP["models"])
     models.add_argument("search", nargs="?", metavar="TEXT",
                         help="words the model's id, name or aliases must contain")
-    models.add_argument("--on", dest="hardware", metavar="HW",
-                        help="rank the models that fit this hardware")
-    models.add_argument("--quant", metavar="Q", help="weight format (default Q4_K_M)")
-    models.add_argument("--context", type=tokens, metavar="N", help="context (default 8192)")
+    scenario_options(models, with_model=False,
+                     on_help="rank the models that fit this hardware (auto: the local one); "
+                             "every other scenario option applies to each model")
     models.add_argument("--family", help="architecture family, e.g. mla or hybrid-linear")
-    models.add_argument("--min-params", type=_billions, metavar="B",
+    models.add_argument("--min-params", type=billions, metavar="B",
                         help="at least this many parameters, e.g. 7B or 7e9")
-    models.add_argument("--max-params", type=_billions, metavar="B",
+    models.add_argument("--max-params", type=billions, metavar="B",
                         help="at most this many parameters")
     models.add_argument("--all", action="store_true",
                         help="with --on, also list the models that do not fit")
     models.add_argument("--sort", choices=("size", "speed", "headroom", "name"),
                         default="size", help="with --on: largest (default), fastest, most "
                                              "headroom, or by name")
-    _format_option(models, "text, markdown, json")
+    format_option(models, "text, markdown, json")
 
 
 def _validate_command(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -275,7 +184,7 @@ def _validate_command(commands: Any, common: argparse.ArgumentParser) -> None:
                                    help=COMMAND_HELP["validate"])
     validate.add_argument("--group-by", metavar="KEYS", default="",
                           help="comma-separated: device, engine, moe, backend")
-    _format_option(validate, "text, markdown, json", json_flag=False)
+    format_option(validate, "text, markdown, json", json_flag=False)
 
 
 def _import__command(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -326,24 +235,52 @@ def _site_command(commands: Any, common: argparse.ArgumentParser) -> None:
                       help="where the site will be served, for sitemap.xml (default: relative)")
 
 
+def _solve_command(commands: Any, common: argparse.ArgumentParser) -> None:
+    solve = commands.add_parser("solve", parents=[common], help=COMMAND_HELP["solve"],
+                                description="Answer an inverse question from the formulas: "
+                                "max-context, max-batch, min-gpus, best-quant, cheapest (and any "
+                                "a questions pack adds). The answer names the constraint that "
+                                "binds it and shows the derivation.")
+    solve.add_argument("question", metavar="QUESTION",
+                       help="max-context, max-batch, min-gpus, best-quant or cheapest")
+    scenario_options(solve)
+    solve.add_argument("--min-decode", dest="min_decode", type=number, metavar="TPS",
+                       help="cheapest: the decode speed to reach, in tokens per second")
+    basis = solve.add_mutually_exclusive_group()
+    basis.add_argument("--buy", dest="rent", action="store_false",
+                       help="cheapest: price purchases, devices x price (default)")
+    basis.add_argument("--rent", dest="rent", action="store_true",
+                       help="cheapest: price the cloud offers, per hour")
+    solve.set_defaults(rent=False)
+    format_option(solve, "text, json")
+    solve.add_argument("--depth", type=_levels, metavar="N",
+                       help="levels of the derivation shown (default 1)")
+
+
 def _packs_command(commands: Any, common: argparse.ArgumentParser) -> None:
     packs = commands.add_parser("packs", help=COMMAND_HELP["packs"])
     pack_commands = packs.add_subparsers(dest="packs_command", metavar="ACTION")
     listing = pack_commands.add_parser("list", parents=[common], help="list loaded packs")
     listing.add_argument("--kind", help="only packs of this kind (model, hardware, provider, …)")
-    _format_option(listing, "text, json")
+    format_option(listing, "text, json")
     show = pack_commands.add_parser("show", parents=[common], help="show one pack")
     show.add_argument("id", metavar="ID", help="pack id or alias")
     show.add_argument("--kind", help="kind, when the id is ambiguous")
-    _format_option(show, "text, json")
+    format_option(show, "text, json")
     validate = pack_commands.add_parser("validate", parents=[common],
                                         help="check pack files or folders")
     validate.add_argument("paths", nargs="+", metavar="PATH")
 
 
+def _detect_command(commands: Any, common: argparse.ArgumentParser) -> None:
+    detect = commands.add_parser("detect", parents=[common], help=COMMAND_HELP["detect"])
+    format_option(detect, "text, json")
+
+
 COMMAND_PARSERS: dict[str, Callable[[Any, argparse.ArgumentParser], None]] = {
     "estimate": _estimate_command,
     "explain": _explain_command,
+    "solve": _solve_command,
     "report": _report_command,
     "models": _models_command,
     "validate": _validate_command,
@@ -356,6 +293,7 @@ COMMAND_PARSERS: dict[str, Callable[[Any, argparse.ArgumentParser], None]] = {
 COMMAND_HELP = {
     "estimate": "memory, speed, cost and verdict for one scenario",
     "explain": "show how one quantity is derived, down to pack lines",
+    "solve": "inverse questions: the largest context, the fewest devices, the cheapest hardware",
     "report": "the full sizing report (every section of the seed pages)",
     "models": "which models fit a piece of hardware; search the library",
     "validate": "score the profile's speeds against public measurements",
@@ -364,3 +302,5 @@ COMMAND_HELP = {
     "site": "a static site: a live configurator page per model, accelerator and language",
     "packs": "list, show and validate packs",
 }
+COMMAND_HELP["detect"] = "the local accelerators (nvidia-smi, rocm-smi, sysctl) and their packs"
+COMMAND_PARSERS["detect"] = _detect_command

@@ -7,8 +7,9 @@ from typing import Any
 
 from ..formats import OutputFormat, RenderOptions
 from ..report_view import ReportView
-from ..views import ModelsView
-from . import accuracy, blocks, explain, models, packs, sweep
+from ..views import DerivationView, ModelsView
+from . import accuracy, blocks, explain, models, packs, sensitivity, solve, sweep
+from .detect import detect_json, render_detect_text
 from .estimate_text import render_estimate, render_estimate_json
 from .i18n import Messages
 from .report_document import report_blocks
@@ -40,6 +41,34 @@ def _report_json(view: ReportView, options: RenderOptions) -> str:
     return _json(report_dict(view, Messages(view.catalogs, options.language)))
 
 
+def _derivation_text(view: DerivationView, options: RenderOptions) -> str:
+    text = explain.render_text(view.derivation, options.depth)
+    if view.sensitivity is None:
+        return text
+    return text + "\n" + sensitivity.render_text(view.derivation, view.sensitivity)
+
+
+def _derivation_markdown(view: DerivationView, options: RenderOptions) -> str:
+    text = explain.render_markdown(view.derivation, options.depth)
+    if view.sensitivity is None:
+        return text
+    return text + sensitivity.render_markdown(view.derivation, view.sensitivity)
+
+
+def _derivation_latex(view: DerivationView, options: RenderOptions) -> str:
+    text = explain.render_latex(view.derivation)
+    if view.sensitivity is None:
+        return text
+    return text + sensitivity.render_latex(view.derivation, view.sensitivity)
+
+
+def _derivation_json(view: DerivationView, options: RenderOptions) -> str:
+    result = explain.to_dict(view.derivation)
+    if view.sensitivity is not None:
+        result["sensitivity"] = sensitivity.to_list(view.sensitivity)
+    return _json(result)
+
+
 def _models_markdown(view: ModelsView, options: RenderOptions) -> str:
     return blocks.render_markdown(models.models_blocks(view))
 
@@ -52,14 +81,15 @@ BUILTIN_FORMATS = (
     OutputFormat("markdown", "report", _report_markdown, "the sizing report as Markdown"),
     OutputFormat("html", "report", _report_html, "the sizing report as one HTML page"),
     OutputFormat("json", "report", _report_json, "every section of the report"),
-    OutputFormat("text", "derivation",
-                 lambda v, o: explain.render_text(v.derivation, o.depth), "the derivation tree"),
-    OutputFormat("markdown", "derivation",
-                 lambda v, o: explain.render_markdown(v.derivation, o.depth), "as Markdown"),
-    OutputFormat("latex", "derivation", lambda v, o: explain.render_latex(v.derivation),
+    OutputFormat("text", "derivation", _derivation_text, "the derivation tree"),
+    OutputFormat("markdown", "derivation", _derivation_markdown, "as Markdown"),
+    OutputFormat("latex", "derivation", _derivation_latex,
                  "the formula and its substitution as LaTeX"),
-    OutputFormat("json", "derivation", lambda v, o: _json(explain.to_dict(v.derivation)),
-                 "the derivation tree"),
+    OutputFormat("json", "derivation", _derivation_json, "the derivation tree"),
+    OutputFormat("text", "solve", lambda v, o: solve.render_text(v, o.depth),
+                 "the answer, what binds it, its derivation"),
+    OutputFormat("json", "solve", lambda v, o: _json(solve.to_dict(v)),
+                 "value, unit, binding, derivation"),
     OutputFormat("text", "models", lambda v, o: models.render_models(v), "a table"),
     OutputFormat("markdown", "models", _models_markdown, "a Markdown table"),
     OutputFormat("json", "models", lambda v, o: _json(models.models_json(v)), "one object per model"),
@@ -78,4 +108,7 @@ BUILTIN_FORMATS = (
                  "one line per scenario, units in the header"),
     OutputFormat("jsonl", "sweep", lambda v, o: sweep.sweep_jsonl(v), "one object per scenario"),
     OutputFormat("text", "sweep", lambda v, o: sweep.sweep_text(v), "an aligned table"),
+    OutputFormat("text", "detect", lambda v, o: render_detect_text(v),
+                 "each device, its hardware pack or a pack template"),
+    OutputFormat("json", "detect", lambda v, o: _json(detect_json(v)), "one object per device"),
 )

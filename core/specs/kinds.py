@@ -25,6 +25,7 @@ from .model import ModelSpec
 from .profile import ProfilePack
 from .provider import Provider
 from .quantization import QuantizationPack
+from .questions import QuestionPack
 from .report import ReportPack
 from .scenario import ScenarioPack
 from .selections import SelectionPack
@@ -62,6 +63,7 @@ KINDS: tuple[PackKind, ...] = (
     PackKind("profile", "profile", ProfilePack, "profiles", ("profile",)),
     PackKind("measurements", "measurements", MeasurementPack, "measurements",
              ("model", "hardware", "quantization", "kv_cache", "engine")),
+    PackKind("questions", "questions", QuestionPack, "questions"),
 )
 
 PACK_KINDS: tuple[str, ...] = tuple(k.kind for k in KINDS)

@@ -1,0 +1,120 @@
+"""Options the ``fitproof`` commands share: the argument types (token counts, numbers,
+whole numbers) and the options that describe a scenario."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from .. import api
+from ..errors import InputError
+
+def argument_type(parse: Callable[[str], Any], name: str) -> Callable[[str], Any]:
+    """An argparse type from a parser of the API (its message becomes the usage error)."""
+    def convert(text: str) -> Any:
+        try:
+            return parse(text)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    convert.__name__ = name
+    return convert
+
+
+tokens = argument_type(api.parse_tokens, "tokens")
+
+
+def context_tokens(text: str) -> int | str:
+    """A token count, or ``max``: the largest context that fits (fitproof solve max-context)."""
+    return "max" if text.strip().lower() == "max" else int(tokens(text))
+
+
+billions = argument_type(api.parse_parameters, "parameters")
+
+
+def number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+# option → scenario input it sets
+INPUT_OPTIONS = {
+    "context": "--context", "batch": "--batch", "gpus": "--gpus", "offload": "--offload",
+    "prompt": "--prompt", "generate": "--generate", "hours_per_day": "--hours-per-day",
+    "electricity_usd_per_kwh": "--electricity-price", "budget_usd": "--budget",
+    "split": "--split", "ubatch": "--ubatch", "cpu_moe": "--cpu-moe",
+    "gpu_memory_utilization": "--gpu-memory-utilization",
+}
+
+
+def format_option(parser: argparse.ArgumentParser, built_in: str, *,
+                  json_flag: bool = True) -> None:
+    parser.add_argument("--format", default="text", metavar="NAME",
+                        help=f"output format: {built_in}, or one a plugin adds (default text)")
+    if json_flag:
+        parser.add_argument("--json", action="store_true", help="the same as --format json")
+
+
+def scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool = True,
+                     with_model: bool = True,
+                     on_help: str = "hardware id or alias, e.g. rtx-3090 or 'RTX 3090', or "
+                                    "auto (detected)") -> None:
+    """The options of a scenario; ``with_model=False`` leaves out the model (``models``
+    evaluates every model of the library with the rest)."""
+    if with_model:
+        parser.add_argument("model", nargs="?" if model_optional else None, metavar="MODEL",
+                            help="model id or alias (default: the default scenario's model)")
+    parser.add_argument("--on", dest="hardware", metavar="HW", help=on_help)
+    parser.add_argument("--quant", metavar="Q", help="weight format, e.g. Q4_K_M (default)")
+    parser.add_argument("--context", type=context_tokens, metavar="N",
+                        help="context window in tokens, e.g. 8192 or 32K (default 8192), or "
+                             "max: the largest that fits (fitproof solve max-context)")
+    parser.add_argument("--batch", type=whole, metavar="N", help="parallel sequences (default 1)")
+    parser.add_argument("--kv", metavar="TYPE", help="KV cache precision: f16, q8_0, q4_0, fp8")
+    parser.add_argument("--gpus", type=whole, metavar="N",
+                        help="devices the model is spread over (default 1)")
+    parser.add_argument("--split", choices=("layer", "tensor"),
+                        help="with several devices: whole layers per device (llama.cpp's "
+                             "default) or every layer split across them (vLLM's default)")
+    parser.add_argument("--ubatch", type=whole, metavar="N",
+                        help="tokens per forward pass the engine reserves activations for "
+                             "(llama.cpp -ub, vLLM --max-num-batched-tokens)")
+    parser.add_argument("--gpu-memory-utilization", dest="gpu_memory_utilization", type=number,
+                        metavar="SHARE", help="share of each device's memory the engine may "
+                        "fill, 0-1 (vLLM; default: the engine pack's)")
+    parser.add_argument("--engine", metavar="ENGINE", help="llama.cpp (default) or vllm")
+    parser.add_argument("--host", metavar="HOST",
+                        help="the machine whose system memory holds offloaded weights (a cpu "
+                             "hardware pack; default: the default scenario's)")
+    parser.add_argument("--cpu-moe", dest="cpu_moe", type=whole, metavar="N",
+                        help="keep the routed experts of the first N layers in system memory "
+                             "(llama.cpp --n-cpu-moe)")
+    parser.add_argument("--backend", metavar="NAME",
+                        help="compute backend the engine uses on the device, when not the "
+                             "hardware pack's own: cuda, rocm, metal, vulkan, sycl, ...")
+    parser.add_argument("--workload", metavar="W",
+                        help="inference (default), qlora, lora or full (fine-tuning)")
+    parser.add_argument("--offload", type=number, metavar="PCT",
+                        help="share of weights kept in system RAM, 0-100 (default 0)")
+    parser.add_argument("--prompt", type=tokens, metavar="N",
+                        help="prompt tokens: time to first token, and the depth decode "
+                             "starts at (default 4096)")
+    parser.add_argument("--generate", type=tokens, metavar="N",
+                        help="tokens generated per request; decode runs at the average depth "
+                             "(default 512)")
+    parser.add_argument("--hours-per-day", dest="hours_per_day", type=number, metavar="H",
+                        help="hours of use per day for monthly costs (default 4)")
+    parser.add_argument("--electricity-price", dest="electricity_usd_per_kwh", type=number,
+                        metavar="USD", help="electricity price per kWh (default 0.175)")
+    parser.add_argument("--budget", dest="budget_usd", type=number, metavar="USD",
+                        help="local hardware budget for break-even (default: the best single "
+                             "GPU's price)")

@@ -1,0 +1,104 @@
+"""``explain --sensitivity``: elasticities from sympy's derivatives, checked against finite
+differences of the evaluator."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import yaml
+
+from fitproof.cli import main
+
+from .conftest import REPO
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["--no-plugins", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def sensitivity(capsys, *argv: str) -> dict:
+    code, out, err = cli(capsys, "explain", *argv, "--sensitivity", "--format", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def decode(capsys, *argv: str) -> float:
+    code, out, err = cli(capsys, "explain", "decode_tps", *argv, "--format", "json", "--depth", "0")
+    assert code == 0, err
+    return json.loads(out)["value"]
+
+
+def test_decode_on_a_discrete_gpu_ranks_bandwidth_first(capsys):
+    rows = sensitivity(capsys, "decode_tps", "llama-3.1-8b", "--on", "rtx-4090")["sensitivity"]
+    assert rows[0]["name"] == "hardware.memory_bandwidth_gbs"
+    assert rows[0]["group"] == "hardware"
+    assert rows[0]["source"].startswith("packs/hardware/rtx-4090.yaml:")
+    # decode time is bytes / bandwidth plus a fixed overhead: between 0 and 1
+    assert 0.5 < rows[0]["elasticity"] < 1
+    # every compute figure is off the critical path of a memory-bound decode
+    assert not any(r["name"] in ("hardware.fp16_tflops", "hardware.int8_tops") for r in rows)
+    groups = [r["group"] for r in rows]
+    assert groups == sorted(groups, key=["hardware", "scenario", "model", "constants"].index)
+
+
+def test_prefill_moves_with_compute_not_bandwidth(capsys):
+    rows = sensitivity(capsys, "prefill_tps", "llama-3.1-8b", "--on", "rtx-4090")["sensitivity"]
+    hardware = [r for r in rows if r["group"] == "hardware"]
+    assert hardware[0]["name"] in ("hardware.int8_tops", "hardware.fp16_tflops")
+    assert hardware[0]["elasticity"] == pytest.approx(1.0, abs=0.01)
+    assert "hardware.memory_bandwidth_gbs" not in {r["name"] for r in rows}
+
+
+def test_the_bandwidth_elasticity_matches_a_finite_difference(capsys, tmp_path):
+    rows = sensitivity(capsys, "decode_tps", "llama-3.1-8b", "--on", "rtx-4090")["sensitivity"]
+    elasticity = next(r["elasticity"] for r in rows if r["name"] == "hardware.memory_bandwidth_gbs")
+    pack = yaml.safe_load((REPO / "packs/hardware/rtx-4090.yaml").read_text())
+    base = decode(capsys, "llama-3.1-8b", "--on", "rtx-4090")
+    pack["memory_bandwidth_gbs"] = pack["memory_bandwidth_gbs"] * 1.001
+    pack["override"] = True
+    (tmp_path / "rtx-4090.yaml").write_text(yaml.safe_dump(pack))
+    moved = decode(capsys, "llama-3.1-8b", "--on", "rtx-4090", "--pack-dir", str(tmp_path))
+    assert math.log(moved / base) / math.log(1.001) == pytest.approx(elasticity, abs=0.005)
+
+
+def test_an_input_elasticity_matches_a_finite_difference(capsys):
+    scenario = ["qwen3-8b", "--on", "rtx-3090", "--context", "32768", "--batch", "4"]
+    rows = sensitivity(capsys, "decode_tps", *scenario, "--prompt", "16000")["sensitivity"]
+    elasticity = next(r["elasticity"] for r in rows if r["name"] == "prompt")
+    assert elasticity < 0  # a deeper cache is slower to read
+    base = decode(capsys, *scenario, "--prompt", "16000")
+    moved = decode(capsys, *scenario, "--prompt", "16016")
+    assert math.log(moved / base) / math.log(16016 / 16000) == pytest.approx(elasticity, abs=0.01)
+
+
+def test_text_names_the_strongest_figure(capsys):
+    code, out, _ = cli(capsys, "explain", "decode_tps", "llama-3.1-8b", "--on", "rtx-4090",
+                       "--depth", "0", "--sensitivity")
+    assert code == 0
+    head = out.split("Sensitivity of decode_tps: d ln decode_tps / d ln x at this scenario\n")[1]
+    first = head.splitlines()[0]
+    assert first.startswith("  decode_tps moves 0.") and \
+        first.endswith(":1 with hardware.memory_bandwidth_gbs here (the same way: 1 % more "
+                       "hardware.memory_bandwidth_gbs gives +" + first.split(" moves ")[1][:4]
+                       + " % decode_tps)")
+    assert head.splitlines()[1:3][0] == "  Hardware figures"
+
+
+def test_markdown_and_latex_carry_the_table(capsys):
+    code, out, _ = cli(capsys, "explain", "decode_tps", "--depth", "0", "--sensitivity",
+                       "--format", "markdown")
+    assert code == 0 and "| group | name | elasticity | value | source |" in out
+    assert "| Hardware figures | `hardware.memory_bandwidth_gbs` | +0." in out
+    code, out, _ = cli(capsys, "explain", "decode_tps", "--sensitivity", "--format", "latex")
+    assert code == 0 and "\\texttt{hardware.memory\\_bandwidth\\_gbs} & +0." in out
+
+
+def test_a_condition_has_no_elasticity(capsys):
+    code, out, err = cli(capsys, "explain", "fits_in_memory", "--sensitivity")
+    assert (code, out) == (2, "")
+    assert err == ("fitproof: error: --sensitivity needs a numeric formula; fits_in_memory is "
+                   "a yes/no condition\n")

@@ -1,0 +1,253 @@
+"""``fitproof solve``: every answer is checked by ``estimate`` — the answer holds, and the
+step beyond it (the binding's ``beyond`` scenario) does not."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import yaml
+
+from fitproof.cli import main
+
+from .conftest import REPO
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["--no-plugins", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def solve(capsys, *argv: str) -> dict:
+    code, out, err = cli(capsys, "solve", *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def estimate(capsys, scenario: dict) -> dict:
+    """``fitproof estimate --json`` at a scenario as solve prints it."""
+    argv = [scenario["model"], "--on", scenario["hardware"], "--quant", scenario["quant"],
+            "--kv", scenario["kv"], "--engine", scenario["engine"]]
+    for name in ("context", "batch", "gpus", "prompt", "generate"):
+        argv += [f"--{name}", str(scenario[name])]
+    if scenario.get("split") is not None:
+        argv += ["--split", "tensor" if scenario["split"] else "layer"]
+    code, out, err = cli(capsys, "estimate", *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def verdict(capsys, scenario: dict) -> str:
+    return estimate(capsys, scenario)["verdict"]["id"]
+
+
+def figure(value: object) -> float:
+    """A pack figure, plain or with its own source."""
+    return float(value["value"] if isinstance(value, dict) else value)  # type: ignore[index, arg-type]
+
+
+def hardware_figure(hardware: str, field: str) -> float:
+    pack = yaml.safe_load((REPO / "packs" / "hardware" / f"{hardware}.yaml").read_text())
+    return figure(pack[field])
+
+
+@pytest.mark.parametrize("argv, question_input", [
+    (["max-context", "llama-3.1-70b", "--on", "rtx-4090", "--gpus", "2"], "context"),
+    (["max-context", "qwen3-8b", "--on", "rtx-3060-12gb", "--kv", "q8_0", "--batch", "4"],
+     "context"),
+    (["max-context", "llama-3.1-8b", "--on", "h100", "--engine", "vllm", "--batch", "16"],
+     "context"),
+    (["max-batch", "qwen3-8b", "--on", "h100", "--engine", "vllm"], "batch"),
+    (["max-batch", "llama-3.1-8b", "--on", "rtx-4090", "--context", "32K"], "batch"),
+])
+def test_largest_input_fits_and_one_more_does_not(capsys, argv, question_input):
+    answer = solve(capsys, *argv)
+    at = answer["scenario"]
+    assert answer["value"] == at[question_input] and answer["value"] > 1
+    assert verdict(capsys, at) != "exceeds"
+    binding = answer["binding"]
+    assert binding["constraint"] == "fits_in_memory"
+    beyond = binding["beyond"]
+    assert beyond[question_input] == answer["value"] + 1
+    assert {k: v for k, v in beyond.items() if k != question_input} == \
+        {k: v for k, v in at.items() if k != question_input}
+    assert verdict(capsys, beyond) == "exceeds"
+    assert binding["detail"].startswith(f"at {question_input} {answer['value'] + 1:,}: "
+                                        "fits_in_memory = ")
+    assert answer["derivation"]["name"] == "fits_in_memory"
+    assert answer["derivation"]["value"] == 1
+
+
+def test_max_context_capped_by_the_model_says_so(capsys):
+    answer = solve(capsys, "max-context", "llama-3.1-8b", "--on", "rtx-4090")
+    model = yaml.safe_load((REPO / "packs/models/llama-3.1-8b.yaml").read_text())
+    assert answer["value"] == model["max_position_embeddings"] == 131072
+    assert answer["binding"]["constraint"] == "model.max_position_embeddings"
+    assert answer["binding"]["description"] == "the model's maximum context"
+    assert answer["binding"]["source"].startswith("packs/models/llama-3.1-8b.yaml:")
+    assert answer["binding"]["beyond"] is None
+    assert verdict(capsys, answer["scenario"]) != "exceeds"
+
+
+@pytest.mark.parametrize("argv", [
+    ["min-gpus", "llama-3.1-70b", "--on", "rtx-4090"],
+    ["min-gpus", "deepseek-r1", "--on", "h100"],
+    ["min-gpus", "llama-3.1-70b", "--on", "rtx-3090", "--engine", "vllm"],
+])
+def test_fewest_devices_fit_and_one_fewer_does_not(capsys, argv):
+    answer = solve(capsys, *argv)
+    at = answer["scenario"]
+    assert answer["value"] == at["gpus"] > 1
+    assert verdict(capsys, at) != "exceeds"
+    beyond = answer["binding"]["beyond"]
+    assert beyond["gpus"] < answer["value"]
+    assert verdict(capsys, beyond) == "exceeds"
+    # every count in between is refused as a split, or exceeds too
+    for gpus in range(beyond["gpus"] + 1, answer["value"]):
+        code, _, err = cli(capsys, "estimate", at["model"], "--on", at["hardware"],
+                           "--engine", at["engine"], "--gpus", str(gpus), "--json")
+        assert code == 2 and "does not divide the" in err
+
+
+def test_tensor_split_answers_a_count_that_divides_the_heads(capsys):
+    answer = solve(capsys, "min-gpus", "llama-3.1-70b", "--on", "rtx-3090", "--engine", "vllm")
+    heads = yaml.safe_load((REPO / "packs/models/llama-3.1-70b.yaml").read_text())[
+        "num_attention_heads"]
+    assert heads % answer["value"] == 0
+
+
+def test_best_quant_fits_with_headroom_and_the_next_larger_does_not(capsys):
+    answer = solve(capsys, "best-quant", "llama-3.1-70b", "--on", "h100")
+    assert answer["unit"] == "format"
+    at = answer["scenario"]
+    assert answer["value"] == at["quant"] == "Q8_0"
+    assert verdict(capsys, at) == "fits"
+    beyond = answer["binding"]["beyond"]
+    assert verdict(capsys, beyond) in ("exceeds", "tight")
+    assert estimate(capsys, beyond)["quantities"]["weights_gib"]["value"] > \
+        estimate(capsys, at)["quantities"]["weights_gib"]["value"]
+
+
+def test_best_quant_of_a_small_model_is_the_largest_format(capsys):
+    answer = solve(capsys, "best-quant", "qwen3-0.6b", "--on", "h100")
+    assert answer["binding"]["constraint"] == "weights_gib"
+    assert answer["binding"]["beyond"] is None
+    assert answer["value"] in ("BF16", "F16")
+
+
+def test_cheapest_purchase_reaches_the_speed_and_the_next_cheaper_does_not(capsys):
+    answer = solve(capsys, "cheapest", "llama-3.1-70b", "--min-decode", "20")
+    at = answer["scenario"]
+    assert (answer["hardware"], answer["count"]) == (at["hardware"], at["gpus"])
+    assert answer["unit"] == "USD"
+    assert answer["value"] == answer["count"] * hardware_figure(at["hardware"], "price_usd")
+    result = estimate(capsys, at)
+    assert result["verdict"]["id"] != "exceeds"
+    assert result["quantities"]["decode_tps"]["value"] >= 20
+    beyond = answer["binding"]["beyond"]
+    cheaper = estimate(capsys, beyond)
+    assert beyond["gpus"] * hardware_figure(beyond["hardware"], "price_usd") < answer["value"]
+    assert cheaper["verdict"]["id"] == "exceeds" or \
+        cheaper["quantities"]["decode_tps"]["value"] < 20
+
+
+def test_cheapest_rental(capsys):
+    answer = solve(capsys, "cheapest", "llama-3.1-70b", "--min-decode", "30", "--rent")
+    assert answer["unit"] == "USD/hour" and answer["basis"] == "rent"
+    providers = [yaml.safe_load(p.read_text()) for p in (REPO / "packs/providers").glob("*.yaml")]
+    prices = {(o["hardware"], figure(o["gpus"]), figure(o["hourly_usd"]))
+              for p in providers for o in p["offers"]}
+    assert (answer["hardware"], answer["count"], answer["value"]) in prices
+    assert estimate(capsys, answer["scenario"])["quantities"]["decode_tps"]["value"] >= 30
+    beyond = estimate(capsys, answer["binding"]["beyond"])
+    assert beyond["verdict"]["id"] == "exceeds" or beyond["quantities"]["decode_tps"]["value"] < 30
+
+
+def test_a_target_no_hardware_meets(capsys):
+    code, out, err = cli(capsys, "solve", "cheapest", "llama-3.1-70b", "--min-decode", "500")
+    assert (code, out) == (2, "")
+    assert err.startswith("fitproof: error: no accelerator in the library reaches 500 tok/s for "
+                          "this model; fastest: ")
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["solve", "max-context", "--context", "4096"],
+     "max-context finds the context itself; do not set it"),
+    (["solve", "cheapest", "--on", "rtx-4090", "--min-decode", "10"],
+     "cheapest finds the hardware itself; do not set it"),
+    (["solve", "best-quant", "--quant", "Q8_0"], "best-quant finds the quant itself; do not set it"),
+    (["solve", "cheapest"], "cheapest needs the speed to reach: --min-decode TPS"),
+    (["solve", "max-batch", "--min-decode", "10"],
+     "max-batch has no speed target; --min-decode is for cheapest"),
+    (["solve", "largest-model"], "unknown question 'largest-model'; fitproof solve answers "
+                                 "best-quant, cheapest, max-batch, max-context, min-gpus"),
+    (["solve", "max-context", "deepseek-r1", "--on", "rtx-3060-12gb"],
+     "no context from 1 to 163,840 satisfies fits_in_memory for this scenario; at context 1: "
+     "fits_in_memory = device_required_gib <= device_usable_gib is false ("),
+])
+def test_bad_questions_get_one_line_and_exit_2(capsys, argv, message):
+    code, out, err = cli(capsys, *argv)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"fitproof: error: {message}") and err.count("\n") == 1
+
+
+def test_context_max_on_estimate_is_the_solved_context(capsys):
+    answer = solve(capsys, "max-context", "llama-3.1-70b", "--on", "rtx-4090", "--gpus", "2")
+    code, out, err = cli(capsys, "estimate", "llama-3.1-70b", "--on", "rtx-4090", "--gpus", "2",
+                         "--context", "max", "--json")
+    assert code == 0
+    assert json.loads(out)["scenario"]["context"] == answer["value"]
+    assert err == (f"fitproof: --context max: {answer['value']:,} tokens, bound by "
+                   f"fits_in_memory ({answer['binding']['source']})\n")
+
+
+def test_context_max_on_report(capsys):
+    code, out, err = cli(capsys, "report", "qwen3-8b", "--on", "rtx-3060-12gb", "--context", "max",
+                         "--format", "json")
+    assert code == 0 and "--context max: " in err
+    assert json.loads(out)["scenario"]["context"] > 8192
+
+
+def test_text_answer_names_the_binding_and_derives_it(capsys):
+    code, out, _ = cli(capsys, "solve", "max-context", "llama-3.1-70b", "--on", "rtx-4090",
+                       "--gpus", "2")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("max-context = ") and " tokens  " in lines[0]
+    assert lines[0].endswith("packs/questions/solve.yaml:10")
+    assert "  bound by: fits_in_memory — " in out
+    assert any(line.startswith("fits_in_memory = true") for line in lines)
+
+
+def test_a_question_pack_naming_a_missing_formula_is_refused_alike(capsys, tmp_path):
+    (tmp_path / "more.yaml").write_text(
+        "kind: questions\nid: more\nquestions:\n  max-prompt:\n"
+        "    description: The longest prompt\n    input: prompt\n    highest: 100000\n"
+        "    holds: [fits_in_memry]\n    explain: fits_in_memory\n")
+    expected = f"{tmp_path / 'more.yaml'}:8: questions.max-prompt.holds: no formula is called " \
+               "'fits_in_memry'"
+    code, out, _ = cli(capsys, "packs", "validate", str(tmp_path))
+    assert code == 1 and expected in out.splitlines()
+    code, _, err = cli(capsys, "estimate", "--pack-dir", str(tmp_path))
+    assert code == 1 and expected in err
+
+
+def test_a_question_pack_adds_a_question(capsys, tmp_path):
+    (tmp_path / "more.yaml").write_text(
+        "kind: questions\nid: more\nquestions:\n  max-generate:\n"
+        "    description: The most tokens generated per request that still fit\n"
+        "    input: generate\n    highest: 1000000\n    holds: [fits_in_memory]\n"
+        "    explain: fits_in_memory\n")
+    answer = solve(capsys, "max-generate", "llama-3.1-8b", "--on", "rtx-4090",
+                   "--pack-dir", str(tmp_path))
+    assert answer["unit"] == "tokens" and answer["value"] >= 1
+    assert answer["source"] == f"{tmp_path / 'more.yaml'}:4"
+
+
+def test_search_is_cheap(capsys):
+    answer = solve(capsys, "max-context", "llama-3.1-70b", "--on", "rtx-4090", "--gpus", "2")
+    # k-ary bisection: rounds of at most 32 scenarios over 131,072 values
+    assert answer["evaluated"] <= 2 + 32 * math.ceil(math.log(131072, 33))
