@@ -88,6 +88,7 @@ class EstimateView(NamedTuple):
     verdict: Verdict | None
     unknown_cause: str | None  # why no verdict rule decided: "name is missing (file:line)"
     selections: Mapping[str, Mapping[str, Any]]
+    hardware_unverified: bool = False  # the hardware pack has no public datasheet
 
     def value(self, name: str) -> float | None:
         quantity = self.quantities.get(name)
@@ -105,4 +106,5 @@ class EstimateView(NamedTuple):
                          "source": self.verdict.source} if self.verdict else
                         {"id": None, "label": "Unknown (missing figures)", "source": None}),
             "selections": {name: dict(picked) for name, picked in self.selections.items()},
+            **({"hardware_unverified": True} if self.hardware_unverified else {}),
         }

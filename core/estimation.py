@@ -94,7 +94,8 @@ class Estimate:
             host_name=registry.hardware[scenario.host].display_name,
             kv_from_budget=bool(registry.engines[scenario.engine].kv_from_budget),
             quantities=dict(self.quantities), verdict=self.verdict,
-            unknown_cause=unknown_cause, selections=self.selections())
+            unknown_cause=unknown_cause, selections=self.selections(),
+            hardware_unverified=registry.hardware[scenario.hardware].unverified)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract of ``fitproof estimate --json`` (see DESIGN.md)."""

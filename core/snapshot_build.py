@@ -240,7 +240,8 @@ def build_snapshot(registry: Registry, *, located: bool = False) -> dict[str, An
                        "experts": figure_value(getattr(m, "num_experts", None)),
                        "heads": figure_value(getattr(m, "num_attention_heads", None))}
                    for i, m in registry.models.items()},
-        "hardware": {i: {"name": h.display_name, "backend": h.backend}
+        "hardware": {i: {"name": h.display_name, "backend": h.backend,
+                         **({"unverified": True} if h.unverified else {})}
                      for i, h in registry.hardware.items()},
         "engines": {i: {"name": e.name, "kv_types": list(e.kv_types),
                         "splits_tensors": bool(e.splits_tensors),

@@ -186,7 +186,8 @@ class SnapshotModel:
             host_name=names[scenario.host]["name"],
             kv_from_budget=data["engines"][scenario.engine]["kv_from_budget"],
             quantities=quantities, verdict=verdict, unknown_cause=None,
-            selections={n: picks[n] for n in data["selections"]})
+            selections={n: picks[n] for n in data["selections"]},
+            hardware_unverified=bool(names[scenario.hardware].get("unverified")))
 
     def _verdict(self, env: Mapping[str, float]) -> Verdict | None:
         for rule, when in zip(self.data["verdicts"], self.verdicts):

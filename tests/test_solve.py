@@ -251,3 +251,22 @@ def test_search_is_cheap(capsys):
     answer = solve(capsys, "max-context", "llama-3.1-70b", "--on", "rtx-4090", "--gpus", "2")
     # k-ary bisection: rounds of at most 32 scenarios over 131,072 values
     assert answer["evaluated"] <= 2 + 32 * math.ceil(math.log(131072, 33))
+
+
+def test_hardware_without_a_datasheet_is_said_to_be_unverified(capsys):
+    """A pack marked ``unverified: true`` (the seed's Mac Studio M4 Ultra, a product Apple
+    never shipped) is flagged by estimate (both the full and the snapshot path) and report."""
+    pack = yaml.safe_load((REPO / "packs/hardware/mac-studio-m4-ultra-256gb.yaml").read_text())
+    assert pack["unverified"] is True
+    for _ in range(2):  # the first run stores the snapshot, the second answers from it
+        code, out, _ = cli(capsys, "estimate", "--on", "mac-studio-m4-ultra-256gb")
+        assert code == 0 and ("  Apple Mac Studio M4 Ultra 256GB has no public datasheet: its "
+                              "figures are unverified\n") in out
+        code, out, _ = cli(capsys, "estimate", "--on", "mac-studio-m4-ultra-256gb", "--json")
+        assert json.loads(out)["hardware_unverified"] is True
+    code, out, _ = cli(capsys, "estimate", "--on", "rtx-4090", "--json")
+    assert "hardware_unverified" not in json.loads(out)
+    code, out, _ = cli(capsys, "report", "--on", "mac-studio-m4-ultra-256gb", "--lang", "es")
+    assert code == 0 and "Mac Studio M4 Ultra 256GB no tiene una hoja de datos pública" in out
+    code, out, _ = cli(capsys, "report", "--on", "rtx-4090")
+    assert "no public datasheet" not in out

@@ -79,6 +79,8 @@ def render_estimate(result: EstimateView) -> str:
         f"batch {int(inputs['batch'])} · {result.engine_name}",
         "",
         f"  {verdict}",
+        *([f"  {result.hardware_name} has no public datasheet: its figures are unverified",
+           "  (see the notes of its pack)"] if result.hardware_unverified else []),
         "",
         "  Memory",
         f"    Model weights             {_q(result, 'weights_gib', 'GiB')}",

@@ -126,6 +126,8 @@ class _Writer:
         t, h = self.t, self.h
         report = self.report
         self.add(Heading(t("headline.title")), Paragraph(self.verdict(report.verdict)))
+        if self.hardware.unverified:
+            self.add(Paragraph(t("headline.unverified", hardware=self.hardware.name)))
         offer = next((p for p in report.picks if p.offer), None)
         self.add(Facts((
             (t("headline.required"), f"{self.n(h['required'])} GiB · "

@@ -20,6 +20,7 @@ class HardwareSpec:
     memory_bandwidth_gbs: Figure
     kind: str = "hardware"
     override: bool = False
+    unverified: bool = False  # no public datasheet: estimates and reports say so
     aliases: tuple[str, ...] = ()
     notes: Sources = ()
     memory_type: str | None = None
