@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 from .errors import Problem
 from .launch import template_problems
+from .message_format import placeholders
+from .message_format import problems as message_problems
 from .names import name_key
 from .quant_formats import type_of
 from .specs import TENSOR_CLASSES
@@ -257,6 +259,22 @@ def check_scenarios(loaded: Sequence[LoadedPack]) -> list[Problem]:
     return problems
 
 
+def check_catalogs(loaded: Sequence[LoadedPack]) -> list[Problem]:
+    """Catalog messages use the restricted format language (message_format.py), and a
+    message of another language names only the values the English message is given."""
+    catalogs = [p for p in loaded if p.kind == "catalog"]
+    english = {name: set(placeholders(text)) for p in catalogs if p.id == "en"
+               for name, text in p.obj.messages.items()}
+    found = []
+    for pack in catalogs:
+        for key, text in pack.obj.messages.items():
+            allowed = None if pack.id == "en" else english.get(key, set())
+            for message in message_problems(text, allowed):
+                found.append(Problem(message, pack.path, pack.obj.pack.line_of("messages", key),
+                                     f"messages.{key}"))
+    return found
+
+
 Check = Callable[[Sequence[LoadedPack]], list[Problem]]
 
 #: every check run before the graph is built, in the order their problems are listed
@@ -270,6 +288,7 @@ CHECKS: tuple[tuple[str, Check], ...] = (
     ("checkpoint-formats", check_checkpoint_formats),
     ("families", check_families),
     ("offers", check_offers),
+    ("catalogs", check_catalogs),
 )
 
 

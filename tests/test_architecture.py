@@ -22,7 +22,7 @@ ALLOWED = {
     "builtin": {"hookspecs", "pack_files", "renderers"},
     "candidates": {"evaluator", "namespaces", "specs"},
     "columns": set(),
-    "checks": {"errors", "launch", "names", "quant_formats", "specs", "views"},
+    "checks": {"errors", "launch", "message_format", "names", "quant_formats", "specs", "views"},
     "cache_paths": set(),
     "compiled": {"formula_parser", "rounding", "scalar"},
     "derivation": {"evaluator", "formula_parser", "numbers", "specs", "symbolic"},
@@ -43,6 +43,7 @@ ALLOWED = {
                 "questions", "registry", "views"},
     "loader": {"cache_paths", "errors", "pack_files", "specs", "validation", "version",
                "yaml_reader"},
+    "message_format": set(),
     "names": set(),
     "namespaces": {"specs", "validation"},
     "numbers": set(),
@@ -82,8 +83,8 @@ ALLOWED = {
 }
 # renderers and importers: what each package may reach in the core
 PACKAGES = {
-    "renderers": {"derivation", "errors", "estimate_view", "formats", "numbers", "report_view",
-                  "rounding", "specs", "views"},
+    "renderers": {"derivation", "errors", "estimate_view", "formats", "message_format",
+                  "numbers", "report_view", "rounding", "specs", "views"},
     "importers": {"errors", "loader", "pack_files", "registry", "specs"},
     # the command line: its parser and its commands reach the core only through the API
     "cli": {"api", "errors"},

@@ -6,6 +6,7 @@ from ..errors import InputError
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ..message_format import fill
 from ..rounding import round_half_away
 from .display import display_number
 
@@ -32,10 +33,7 @@ class Messages:
         text = self.catalog.messages.get(key)
         if text is None:
             text = self.fallback.messages.get(key, key)
-        try:
-            return text.format(**values)
-        except (KeyError, IndexError, ValueError):
-            return text
+        return fill(text, values)  # the restricted format language (message_format.py)
 
     def get(self, key: str, default: str) -> str:
         """The message ``key`` in this language, else ``default`` (no English fallback)."""
