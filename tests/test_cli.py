@@ -276,6 +276,10 @@ def test_the_default_profile_is_measured(capsys):
 @pytest.mark.parametrize("kind, typed, expected", [
     ("hardware", "NVIDIA GeForce RTX 4090", "rtx-4090"),  # as nvidia-smi prints it
     ("hardware", "NVIDIA A100-SXM4-80GB", "a100-80gb-sxm"),
+    ("hardware", "NVIDIA H100 80GB HBM3", "h100-80gb-sxm"),  # the SXM card's nvidia-smi name
+    ("hardware", "Tesla T4", "t4"),
+    ("hardware", "AMD Instinct MI300X OAM", "mi300x"),  # as amd-smi prints it
+    ("hardware", "NVIDIA GB10", "dgx-spark"),
     ("hardware", "AMD Radeon RX 7900 XTX", "rx-7900-xtx"),
     ("model", "Qwen/Qwen3-8B", "qwen3-8b"),  # the Hugging Face repository the pack records
     ("model", "meta-llama/Llama-3.1-70B", "llama-3.1-70b"),

@@ -235,9 +235,10 @@ def test_decode_is_memory_bound_where_compute_is_unknown(measured):
 def test_prefill_is_known_for_every_accelerator_a_source_describes(measured):
     unknown = {hw for hw in measured.accelerators
                if estimate(measured, "llama-3.1-8b-instruct", hw).value("prefill_tps") is None}
-    # no source gives the MLU590's compute, and the "M4 Ultra" of the seed pages was never
-    # made (reference/hardware/NOTES.md §4); each pack says so in its notes
-    assert unknown == {"mlu590-80gb", "mac-studio-m4-ultra-256gb"}
+    # no source gives the MLU590's compute or the Arc A770's matrix (XMX) rates, and the
+    # "M4 Ultra" of the seed pages was never made (reference/hardware/NOTES.md §4); each
+    # pack says so in its notes
+    assert unknown == {"mlu590-80gb", "mac-studio-m4-ultra-256gb", "arc-a770-16gb"}
 
 
 def test_the_report_headline_carries_the_bands(capsys):
