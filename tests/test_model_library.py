@@ -16,6 +16,7 @@ from fitproof.specs import Figure
 from .conftest import TESTS
 
 CONFIGS = TESTS / "data" / "hf-configs"
+MODEL_CONFIGS = TESTS / "data" / "model-configs"
 UNSEEN = TESTS / "data" / "unseen-configs"
 PARAMETER_TOLERANCE = 0.02  # a figure a model card or checkpoint states
 LABEL_TOLERANCE = 0.10      # a size that is only a label in the model's name ("A3B")
@@ -153,6 +154,12 @@ def shipped_from_config(registry):
         if (config and (CONFIGS / config).exists() and "partial" not in config
                 and config not in HAND_WRITTEN):
             yield model.id, config
+            continue
+        # packs imported from the configs saved beside the tests (tests/data/model-configs)
+        saved = next((s.split("tests/data/model-configs/")[1].split(",")[0].split(" ")[0]
+                      for s in model.source if "tests/data/model-configs/" in s), None)
+        if saved and (MODEL_CONFIGS / saved).exists():
+            yield model.id, f"../model-configs/{saved}"
 
 
 ROUND_TRIP = list(shipped_from_config(fitproof.load_registry(plugins=False)))
@@ -373,7 +380,7 @@ def test_models_sorted_by_speed_and_including_misfits(capsys):
 
 @pytest.mark.parametrize(("argv", "expected"), [
     (["deepseek"], {"deepseek-v3", "deepseek-r1", "deepseek-v3.1", "deepseek-v3.2",
-                    "deepseek-r1-distill-qwen-32b"}),
+                    "deepseek-r1-distill-qwen-32b", "deepseek-r1-distill-llama-8b"}),
     (["--family", "mla"], {"deepseek-v3", "deepseek-r1", "deepseek-v3.1", "deepseek-v3.2",
                            "kimi-k2-instruct"}),
     (["qwen3", "--max-params", "2B"], {"qwen3-0.6b", "qwen3-1.7b"}),
