@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from .cache_paths import CACHE_ENV as CACHE_ENV  # re-exported: where tests point the cache
-from .cache_paths import cache_folder, read_private, write_private
+from .cache_paths import cache_folder, read_private, seal, unseal, write_private
 from .errors import PackError, Problem
-from .pack_files import PackSource
+from .pack_files import PackSource, code_fingerprint
 from .specs import PackFile, structure_pack
 from .yaml_reader import YamlDocument, read_yaml
 
@@ -81,7 +81,8 @@ def _cache_header() -> str:
     from .version import __version__
     from .validation import schema_fingerprint
 
-    return f"{_CACHE_FORMAT}:{__version__}:{schema_fingerprint()}"
+    # the code that validates and structures packs is part of the key, as for snapshots
+    return f"{_CACHE_FORMAT}:{__version__}:{schema_fingerprint()}:{code_fingerprint()}"
 
 
 def read_cache(path: Path | None) -> tuple[str, dict[str, Any]]:
@@ -90,8 +91,9 @@ def read_cache(path: Path | None) -> tuple[str, dict[str, Any]]:
     if path is None:
         return header, {}
     raw = read_private(path, MAX_CACHE_BYTES)
+    body = unseal(path.parent, raw) if raw is not None else None  # planted or edited: a miss
     try:
-        content = json.loads(raw) if raw is not None else None
+        content = json.loads(body) if body is not None else None
     except (ValueError, RecursionError):
         return header, {}
     if not isinstance(content, dict) or content.get("header") != header:
@@ -105,7 +107,9 @@ def write_cache(path: Path | None, header: str, entries: dict[str, Any]) -> None
     if path is not None:
         text = json.dumps({"header": header, "entries": entries}, ensure_ascii=False,
                           separators=(",", ":"))
-        write_private(path, text.encode("utf-8"))
+        sealed = seal(path.parent, text.encode("utf-8"))
+        if sealed is not None:
+            write_private(path, sealed)
 
 
 def cache_entry(document: YamlDocument) -> dict[str, Any]:

@@ -46,6 +46,25 @@ def package_folder(package: str) -> Path | Traversable:
     return files(package)
 
 
+def code_fingerprint() -> str:
+    """The size and modification time of fitproof's modules and schemas (as Python checks
+    its bytecode caches): a snapshot built by other code is a miss, even at the same
+    version number (an editable install being worked on)."""
+    digest = blake2b(digest_size=20)
+    package = Path(__file__).resolve().parent  # fitproof itself
+    schemas = package_folder("fitproof.schemas")
+    folders = [package, package / "specs", package / "renderers"]
+    for folder, suffix in [*((f, ".py") for f in folders), (schemas, ".json")]:
+        for item in sorted(folder.iterdir(), key=lambda e: e.name):
+            if item.name.endswith(suffix):
+                if isinstance(item, Path):
+                    info = item.stat()
+                    digest.update(f"{item.name}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+                else:
+                    digest.update(item.name.encode() + b"\0" + item.read_bytes())
+    return digest.hexdigest()
+
+
 class PackRoot(NamedTuple):
     """A folder (or file) of packs and who provided it."""
 

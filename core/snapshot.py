@@ -26,9 +26,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .cache_paths import cache_folder, read_private, write_private
-from .pack_files import (PackRoot, PackSource, blake2b, find_pack_files, local_pack_roots,
-                         package_folder)
+from .cache_paths import cache_folder, read_private, seal, unseal, write_private
+from .pack_files import (PackRoot, PackSource, blake2b, code_fingerprint, find_pack_files,
+                         local_pack_roots, package_folder)
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -78,29 +78,10 @@ def plugins_installed() -> bool:
     return False
 
 
-def _code_fingerprint() -> str:
-    """The size and modification time of fitproof's modules and schemas (as Python checks
-    its bytecode caches): a snapshot built by other code is a miss, even at the same
-    version number (an editable install being worked on)."""
-    digest = blake2b(digest_size=20)
-    package = Path(__file__).resolve().parent
-    schemas = package_folder("fitproof.schemas")
-    folders = [package, package / "specs", package / "renderers"]
-    for folder, suffix in [*((f, ".py") for f in folders), (schemas, ".json")]:
-        for item in sorted(folder.iterdir(), key=lambda e: e.name):
-            if item.name.endswith(suffix):
-                if isinstance(item, Path):
-                    info = item.stat()
-                    digest.update(f"{item.name}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
-                else:
-                    digest.update(item.name.encode() + b"\0" + item.read_bytes())
-    return digest.hexdigest()
-
-
 def snapshot_key(sources: Iterable[PackSource], profile: str | None) -> str:
     """The key of the snapshot of ``sources`` in ``profile``."""
     digest = blake2b()
-    digest.update(f"{FORMAT}\0{__version__}\0{_code_fingerprint()}\0{profile!r}\0".encode())
+    digest.update(f"{FORMAT}\0{__version__}\0{code_fingerprint()}\0{profile!r}\0".encode())
     for source in sources:
         digest.update(f"{source.path}\0{source.origin}\0{source.digest}\0".encode())
     return digest.hexdigest()
@@ -127,11 +108,13 @@ def read_snapshot(key: str) -> dict[str, Any] | None:
     raw = read_private(raw_path, MAX_SNAPSHOT_BYTES) if raw_path is not None else None
     if raw_path is None or raw is None:
         return None
-    head, _, body = raw.partition(_HEADER_END)
+    sealed = unseal(raw_path.parent.parent, raw)  # sealed with the cache folder's key
+    if sealed is None:
+        return None
+    head, _, body = sealed.partition(_HEADER_END)
     try:
         header = json.loads(head)
-        if (not isinstance(header, dict) or header.get("key") != key
-                or header.get("blake2b") != blake2b(body).hexdigest()):
+        if not isinstance(header, dict) or header.get("key") != key:
             return None
         data = json.loads(body)
     except (ValueError, RecursionError):
@@ -151,8 +134,9 @@ def write_snapshot(key: str, data: Mapping[str, Any]) -> bool:
     if path is None:
         return False
     body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    header = json.dumps({"key": key, "blake2b": blake2b(body).hexdigest()}).encode()
-    if not write_private(path, header + _HEADER_END + body):
+    header = json.dumps({"key": key}).encode()
+    sealed = seal(path.parent.parent, header + _HEADER_END + body)
+    if sealed is None or not write_private(path, sealed):
         return False
     try:
         stored = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime,

@@ -7,8 +7,17 @@ from pathlib import Path
 
 from .errors import PackError, Problem
 from .linking import link, load_sources, pack_sources
-from .pack_files import PackRoot, find_pack_files
+from .pack_files import PackRoot, find_pack_files, package_folder
 from .views import FileResult, LoadedPack, ValidationReport
+
+
+def _real(label: str, origin: str = "validate") -> Path:
+    """The file a pack's display path names (a built-in pack's is under the package)."""
+    if origin == "fitproof":
+        folder = package_folder("fitproof.packs")
+        if isinstance(folder, Path):
+            return (folder.parent / label).resolve()
+    return Path(label).resolve()
 
 
 def validate_paths(paths: Iterable[str], *, plugins: bool = True) -> ValidationReport:
@@ -36,8 +45,11 @@ def validate_paths(paths: Iterable[str], *, plugins: bool = True) -> ValidationR
 
     installed_sources, installed_problems, warnings = pack_sources(plugins=plugins)
     installed, load_problems = load_sources(installed_sources)
-    replaced = {(p.kind, p.id) for p in given}
-    merged = [p for p in installed if (p.kind, p.id) not in replaced] + given
+    # the given packs load last, as --pack-dir's do, so that overrides and duplicate ids
+    # are judged as every command judges them; a given file that is itself one of the
+    # installed packs (validating packs/hardware/) is not counted twice
+    given_files = {_real(p.path) for p in given}
+    merged = [p for p in installed if _real(p.path, p.origin) not in given_files] + given
     context: list[Problem] = list(installed_problems) + list(load_problems)
     if all(not r.problems for r in results):
         try:

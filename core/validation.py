@@ -91,7 +91,31 @@ def validate_document(doc: YamlDocument) -> list[Problem]:
         return [Problem(f"unknown pack kind {kind!r}{hint}; expected one of "
                         f"{', '.join(PACK_KINDS)}", doc.file, line, "kind")]
     problems = [p for error in _validator(kind).iter_errors(data) for p in _explain(error, doc)]
+    problems += _out_of_range(doc)
     return sorted(set(problems), key=lambda p: (p.line or 0, p.field or "", p.message))
+
+
+#: no figure of any real model, accelerator, price or formula constant comes near this: a
+#: larger one is a typo or an attack, and would overflow what the numbers are shown with
+LARGEST_FIGURE = 1e15
+
+
+def _out_of_range(doc: YamlDocument) -> list[Problem]:
+    """Every number in ``doc`` beyond ±LARGEST_FIGURE (or not finite), located."""
+    found = []
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), doc.data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((path + (k,), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((path + (i,), v) for i, v in enumerate(value))
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) and \
+                not abs(value) <= LARGEST_FIGURE:
+            found.append(Problem(f"{value:g} is beyond any real figure (at most "
+                                 f"{LARGEST_FIGURE:g} in size)", doc.file,
+                                 doc.line_of(path), _dotted(path)))
+    return found
 
 
 def _suggest(word: str, choices: Iterable[str]) -> str:

@@ -164,23 +164,41 @@ def test_out_of_range_and_unknown_inputs_exit_2_with_one_line(capsys, argv, mess
 
 
 @pytest.mark.parametrize("field, value", [("memory_gb", "1e30"), ("memory_bandwidth_gbs", "1e30"),
-                                          ("memory_gb", "1e300")])
+                                          ("memory_gb", "1e300"), ("tdp_w", "-1e16")])
 @pytest.mark.parametrize("argv", [["estimate", "qwen3-8b"], ["report", "qwen3-8b"],
                                   ["explain", "headroom_gib", "qwen3-8b"]])
-def test_huge_schema_valid_figures_are_numbers_not_a_traceback(tmp_path, capsys, field, value,
-                                                               argv):
-    """Rounding a figure from 2**53 up has nothing to round (every such float is whole):
-    a huge but valid figure is shown, never a decimal.InvalidOperation traceback."""
+def test_figures_beyond_any_real_one_are_refused_with_their_line(tmp_path, capsys, field, value,
+                                                                 argv):
+    """A schema-valid figure no real model or accelerator comes near (over 1e15 in size) is
+    a typo or an attack: refused at load, with its line, by every command and by validate."""
     from .conftest import REPO
 
     template = (REPO / "examples" / "hardware-template.yaml").read_text(encoding="utf-8")
     lines = [f"{field}: {value}" if line.startswith(f"{field}:") else line
              for line in template.splitlines()]
+    line = next(i for i, text in enumerate(lines, 1) if text.startswith(f"{field}:"))
     write_pack(tmp_path, "acme-x1-48gb.yaml", "\n".join(lines) + "\n")
     code = main([*argv, "--on", "acme-x1-48gb", "--pack-dir", str(tmp_path), "--no-plugins"])
     out, err = capsys.readouterr()
-    assert code == 0 and err == "" and "Traceback" not in out
-    assert "headroom" in out.casefold()
+    shown = f"{float(value):g}"
+    expected = (f"  {tmp_path / 'acme-x1-48gb.yaml'}:{line}: {field}: {shown} is beyond any "
+                "real figure (at most 1e+15 in size)")
+    assert (code, out) == (1, "") and expected in err.splitlines() and "Traceback" not in err
+    code = main(["packs", "validate", "--no-plugins", str(tmp_path)])
+    assert code == 1 and expected.strip() in capsys.readouterr().out.splitlines()
+
+
+def test_a_large_but_real_figure_is_shown(tmp_path, capsys):
+    from .conftest import REPO
+
+    template = (REPO / "examples" / "hardware-template.yaml").read_text(encoding="utf-8")
+    lines = ["memory_gb: 1e12" if line.startswith("memory_gb:") else line
+             for line in template.splitlines()]
+    write_pack(tmp_path, "acme-x1-48gb.yaml", "\n".join(lines) + "\n")
+    code = main(["estimate", "qwen3-8b", "--on", "acme-x1-48gb", "--pack-dir", str(tmp_path),
+                 "--no-plugins"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == "" and "Fits with Safe Headroom" in out
 
 
 def test_rounding_huge_values_is_the_identity():

@@ -191,13 +191,22 @@ def _stored_entry(tmp_path: Path) -> tuple[Path, Path, str]:
     return cache, path, result.stdout
 
 
-def _rewrite(path: Path, body: bytes, *, rehash: bool) -> None:
-    head = path.read_bytes().partition(b"\n")[0]
-    header = json.loads(head)
-    if rehash:
-        import hashlib
-        header["blake2b"] = hashlib.blake2b(body).hexdigest()
-    path.write_bytes(json.dumps(header).encode() + b"\n" + body)
+def _parts(path: Path) -> tuple[bytes, bytes, bytes]:
+    """A stored snapshot's seal, header and body."""
+    seal, _, rest = path.read_bytes().partition(b"\n")
+    head, _, body = rest.partition(b"\n")
+    return seal, head, body
+
+
+def _reseal(path: Path, head: bytes, body: bytes) -> None:
+    """Store ``head`` and ``body`` sealed with the cache's key, as fitproof itself would."""
+    from hashlib import blake2b
+
+    cache = path.parent.parent
+    key = (cache.parent / f"{cache.name}.key").read_bytes()
+    content = head + b"\n" + body
+    path.write_bytes(blake2b(content, key=key, digest_size=32).hexdigest().encode() + b"\n"
+                     + content)
 
 
 @pytest.mark.parametrize("damage", [
@@ -206,23 +215,23 @@ def _rewrite(path: Path, body: bytes, *, rehash: bool) -> None:
 def test_a_damaged_or_unsafe_snapshot_is_a_miss(tmp_path, damage):
     cache, path, expected = _stored_entry(tmp_path)
     raw = path.read_bytes()
-    head, _, body = raw.partition(b"\n")
-    if damage == "body changed":  # a figure edited without the header's hash
-        path.write_bytes(head + b"\n" + body.replace(b"rtx-3090", b"rtx-3080", 1))
+    seal, head, body = _parts(path)
+    if damage == "body changed":  # a figure edited by a writer who cannot read the key
+        path.write_bytes(seal + b"\n" + head + b"\n" + body.replace(b"rtx-3090", b"rtx-3080", 1))
     elif damage == "truncated":
         path.write_bytes(raw[: len(raw) // 2])
     elif damage == "not json":
-        _rewrite(path, b"\xff\xfe{", rehash=True)
+        _reseal(path, head, b"\xff\xfe{")
     elif damage == "another key":
         header = json.loads(head)
         header["key"] = "0" * 64
-        path.write_bytes(json.dumps(header).encode() + b"\n" + body)
+        _reseal(path, json.dumps(header).encode(), body)
     elif damage == "other format":
         data = json.loads(body)
         data["format"] = 999
-        _rewrite(path, json.dumps(data).encode(), rehash=True)
-    elif damage == "wrong shape":  # hashed and keyed, but not what this version builds
-        _rewrite(path, json.dumps({"format": 1, "formulas": [1, 2]}).encode(), rehash=True)
+        _reseal(path, head, json.dumps(data).encode())
+    elif damage == "wrong shape":  # sealed and keyed, but not what this version builds
+        _reseal(path, head, json.dumps({"format": 1, "formulas": [1, 2]}).encode())
     elif damage == "group writable":
         path.chmod(0o620)
     elif damage == "folder writable by others":

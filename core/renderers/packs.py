@@ -87,10 +87,12 @@ def _short(value: Any) -> str:
 
 def render_validation(report: ValidationReport) -> str:
     lines: list[str] = []
+    # a file the combined checks fault is not "ok": its problems stand in its place
+    faulted = {p.file for p in report.context}
     for result in report.files:
         if result.problems:
             lines.extend(str(p) for p in result.problems)
-        else:
+        elif result.path not in faulted:
             lines.append(f"{result.path}: ok ({result.kind} {result.id})")
     for problem in report.context:
         lines.append(f"{problem}")

@@ -1,0 +1,64 @@
+"""``packs validate DIR`` and ``estimate --pack-dir DIR`` judge a folder of packs alike:
+the same packs are accepted, and a refused one gets the same file:line message."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from fitproof.cli import main
+
+from .conftest import REPO
+
+
+def _copy(name: str, **changes: object) -> str:
+    data = yaml.safe_load((REPO / "packs" / name).read_text(encoding="utf-8"))
+    data.update(changes)
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+CASES = {
+    "a copy of a built-in id without override": ("rtx-4090.yaml", _copy("hardware/rtx-4090.yaml")),
+    "an override of a built-in": ("rtx-4090.yaml",
+                                  _copy("hardware/rtx-4090.yaml", override=True, memory_gb=48)),
+    "an override of nothing": ("acme-z9.yaml", _copy("hardware/rtx-4090.yaml", id="acme-z9",
+                                                     override=True, aliases=[])),
+    "a new card": ("acme-z9.yaml", _copy("hardware/rtx-4090.yaml", id="acme-z9", aliases=[])),
+    "an alias another pack has": ("acme-z9.yaml", _copy("hardware/rtx-4090.yaml", id="acme-z9")),
+    "a misspelled formula in a question": ("more.yaml", yaml.safe_dump({
+        "kind": "questions", "id": "more", "questions": {"max-prompt": {
+            "description": "d", "input": "prompt", "highest": 1000,
+            "holds": ["fits_in_memry"], "explain": "fits_in_memory"}}})),
+    "a report naming an unknown selection": ("sizing.yaml", _copy(
+        "reports/sizing.yaml", override=True).replace("selection: best_single_gpu",
+                                                      "selection: best_singel_gpu", 1)),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_validate_and_estimate_agree(tmp_path, capsys, case):
+    name, text = CASES[case]
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    validated = main(["packs", "validate", "--no-plugins", str(tmp_path)])
+    out, _ = capsys.readouterr()
+    estimated = main(["--no-plugins", "estimate", "--pack-dir", str(tmp_path), "--json"])
+    _, err = capsys.readouterr()
+    assert (validated == 0) == (estimated == 0), (out, err)
+    if validated:
+        problems = [line.strip() for line in err.splitlines()[1:]]
+        assert problems and all(p in out.splitlines() for p in problems), (out, err)
+        assert f"{tmp_path / name}: ok" not in out  # a faulted file is not called ok
+    else:
+        assert f"{tmp_path / name}: ok (" in out
+
+
+def test_the_verdicts_are_the_expected_ones(tmp_path, capsys):
+    accepted = set()
+    for case, (name, text) in CASES.items():
+        folder = tmp_path / case.replace(" ", "-")
+        folder.mkdir()
+        (folder / name).write_text(text, encoding="utf-8")
+        if main(["packs", "validate", "--no-plugins", str(folder)]) == 0:
+            accepted.add(case)
+        capsys.readouterr()
+    assert accepted == {"an override of a built-in", "a new card"}
