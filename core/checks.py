@@ -50,13 +50,17 @@ def check_aliases(loaded: Sequence[LoadedPack]) -> list[Problem]:
     # aliases must name one pack only
     names: dict[tuple[str, str], tuple[str, LoadedPack]] = {}
     for pack in loaded:
-        for alias in (pack.id, *getattr(pack.obj, "aliases", ())):
+        aliases = tuple(getattr(pack.obj, "aliases", ()))
+        for index, alias in enumerate((pack.id, *aliases)):
             key = (pack.kind, name_key(alias))
             if key in names and names[key][1].id != pack.id:
                 other = names[key][1]
+                # the clash is the pack's id, or one of its aliases: name that field
+                where = ("id",) if index == 0 else ("aliases", index - 1)
                 problems.append(Problem(
                     f"name {alias!r} also refers to {other.kind} {other.id!r} ({other.path})",
-                    pack.path, pack.obj.pack.line_of("aliases"), "aliases"))
+                    pack.path, pack.obj.pack.line_of(*where),
+                    "id" if index == 0 else f"aliases.{index - 1}"))
             names.setdefault(key, (alias, pack))
     return problems
 

@@ -130,7 +130,7 @@ class _Builder:
             self.problems.append(Problem(
                 f"YAML aliases (*name) are not allowed in packs; this repeats the value "
                 f"anchored on line {anchored}: write the value out", self.file,
-                self.lines.get(path[:-1], anchored), field))
+                self.lines.get(path, anchored), field))  # where the alias is used
             return None
         self._seen.add(id(node))
         if depth > MAX_DEPTH:
@@ -144,7 +144,10 @@ class _Builder:
                 return None
             items = []
             for index, child in enumerate(node.value):
-                self.lines[path + (index,)] = child.start_mark.line + 1
+                # a repeated (aliased) node carries its anchor's position: the sequence's
+                # own line is where the alias is used
+                self.lines[path + (index,)] = (node.start_mark.line if id(child) in self._seen
+                                               else child.start_mark.line) + 1
                 items.append(self.build(child, path + (index,), depth + 1))
             return items
         # the composer yields only mapping, sequence and scalar nodes

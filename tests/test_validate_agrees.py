@@ -62,3 +62,13 @@ def test_the_verdicts_are_the_expected_ones(tmp_path, capsys):
             accepted.add(case)
         capsys.readouterr()
     assert accepted == {"an override of a built-in", "a new card"}
+
+
+def test_a_name_clash_is_reported_at_the_field_that_clashes(tmp_path, capsys):
+    text = _copy("hardware/rtx-4090.yaml", id="4090", aliases=[])
+    (tmp_path / "4090.yaml").write_text(text, encoding="utf-8")
+    assert main(["packs", "validate", "--no-plugins", str(tmp_path)]) == 1
+    out, _ = capsys.readouterr()
+    line = text.splitlines().index("id: '4090'") + 1
+    assert (f"{tmp_path / '4090.yaml'}:{line}: id: name '4090' also refers to hardware "
+            "'rtx-4090' (packs/hardware/rtx-4090.yaml)") in out.splitlines()

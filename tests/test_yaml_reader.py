@@ -122,3 +122,9 @@ def test_a_raw_control_character_is_one_line_with_its_line_number(raw, code):
     line = raw.count(b"\n")
     assert problems(raw) == [f"pack.yaml:{line}: the character U+{code} is not allowed in "
                              "YAML (control characters are refused)"]
+
+
+def test_an_alias_is_reported_where_it_is_used():
+    found = problems("kind: hardware\nname: &n X\nnotes: [a]\nvendor: *n\n")
+    assert found == ["pack.yaml:4: vendor: YAML aliases (*name) are not allowed in packs; "
+                     "this repeats the value anchored on line 2: write the value out"]
