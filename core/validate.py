@@ -47,9 +47,14 @@ def validate_paths(paths: Iterable[str], *, plugins: bool = True) -> ValidationR
     installed, load_problems = load_sources(installed_sources)
     # the given packs load last, as --pack-dir's do, so that overrides and duplicate ids
     # are judged as every command judges them; a given file that is itself one of the
-    # installed packs (validating packs/hardware/) is not counted twice
+    # installed packs (validating packs/hardware/), or that an installed plugin holds a
+    # byte-identical copy of (validating a plugin's source folder), is not counted twice
+    digests = {(s.origin, s.path): s.digest for s in [*given_sources, *installed_sources]}
     given_files = {_real(p.path) for p in given}
-    merged = [p for p in installed if _real(p.path, p.origin) not in given_files] + given
+    given_copies = {(p.kind, p.id, digests[p.origin, p.path]) for p in given}
+    merged = [p for p in installed
+              if _real(p.path, p.origin) not in given_files
+              and (p.kind, p.id, digests.get((p.origin, p.path))) not in given_copies] + given
     context: list[Problem] = list(installed_problems) + list(load_problems)
     if all(not r.problems for r in results):
         try:
