@@ -65,6 +65,22 @@ class Derivation:
 
         return to_latex(self.formula)
 
+    def latex_substituted(self) -> str | None:
+        """The formula in LaTeX with every name replaced by its value (imports sympy)."""
+        if self.formula is None:
+            return None
+        from .symbolic import to_latex_values
+
+        def shown(d: "Derivation") -> str:
+            if d.value is None:
+                return "?"
+            if d.unit == "bool":
+                return r"\mathrm{true}" if d.value else r"\mathrm{false}"
+            shown = latex_number(d.value)
+            return rf"\left({shown}\right)" if d.value < 0 else shown
+
+        return to_latex_values(self.formula, {d.name: shown(d) for d in self.inputs})
+
     def steps(self) -> Iterator[tuple[int, "Derivation", bool]]:
         """Yield ``(depth, step, repeated)`` in reading order; a step met again is yielded
         with ``repeated=True`` and its inputs are not repeated."""
@@ -101,6 +117,12 @@ class Derivation:
         yield depth, self
         for child in self.inputs:
             yield from child.walk(depth + 1)
+
+
+def latex_number(value: float) -> str:
+    """A number as math-mode LaTeX: 1.5e9 as 1.5 \\cdot 10^{9}."""
+    mantissa, _, exponent = format_number(value).partition("e")
+    return mantissa + (rf" \cdot 10^{{{int(exponent)}}}" if exponent else "")
 
 
 def _value(number: float) -> float | None:

@@ -142,3 +142,21 @@ def to_latex(formula: Formula) -> str:
     """The formula in LaTeX, in the author's term order."""
     text: str = _Latex({"order": "none"}).doprint(_expression(formula))
     return text
+
+
+class _LatexValues(_Latex):
+    """Prints each name as its value: the substituted line of a derivation, in math mode."""
+
+    def __init__(self, values: dict[str, str]):
+        super().__init__({"order": "none"})
+        self._values = values
+
+    def _print_Symbol(self, expr: sympy.Symbol, style: str = "plain") -> str:
+        shown = self._values.get(expr.name)
+        return super()._print_Symbol(expr, style) if shown is None else shown
+
+
+def to_latex_values(formula: Formula, values: dict[str, str]) -> str:
+    """The formula in LaTeX with each name replaced by ``values[name]`` (LaTeX text)."""
+    text: str = _LatexValues(values).doprint(_expression(formula))
+    return text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..derivation import Derivation
+from ..derivation import Derivation, latex_number
 from ..numbers import format_number
 
 _WIDTH = 100
@@ -153,10 +153,8 @@ def render_latex(root: Derivation) -> str:
         seen.add(d.name)
         name = r"\mathrm{" + d.name.replace("_", r"\_") + "}"
         unit = "" if d.unit in ("1", "") else r"\ \mathrm{" + d.unit.replace("%", r"\%") + "}"
-        value = format_number(d.value) if d.value is not None else "?"
-        assert d.substituted is not None  # every formula step has its substituted text
-        substituted = d.substituted.replace("**", "^").replace("*", r" \cdot ").replace("_", r"\_")
-        rows.append(f"{name} &= {d.latex()} \\\\\n  &= \\texttt{{{substituted}}} = {value}{unit}")
+        value = latex_number(d.value) if d.value is not None else "?"
+        rows.append(f"{name} &= {d.latex()} \\\\\n  &= {d.latex_substituted()} = {value}{unit}")
         for child in d.inputs:
             emit(child)
 
