@@ -15,6 +15,7 @@ from .launch import template_problems
 from .message_format import placeholders
 from .message_format import problems as message_problems
 from .names import name_key
+from .namespaces import known_field_names
 from .quant_formats import type_of
 from .specs import TENSOR_CLASSES
 from .views import LoadedPack
@@ -69,7 +70,8 @@ def check_launch_templates(loaded: Sequence[LoadedPack]) -> list[Problem]:
     """Engine launch templates name pack fields and formulas that exist."""
     problems: list[Problem] = []
     numbers = {name for p in loaded if p.kind == "formulas" for name in p.obj.formulas} | \
-        {name for p in loaded if p.kind == "inputs" for name in p.obj.inputs}
+        {name for p in loaded if p.kind == "inputs" for name in p.obj.inputs} | \
+        set(known_field_names())
     for pack in loaded:
         if pack.kind == "engine":
             for field, message in template_problems(pack.obj, numbers):

@@ -16,7 +16,7 @@ import attrs
 from .compiled import Compiled, compile_tree
 from .errors import Problem
 from .formula_parser import Formula, FormulaSyntaxError, parse_formula
-from .namespaces import NAMESPACES, namespace_fields
+from .namespaces import NAMESPACES, known_field_names, namespace_fields
 from .specs import (ArchitecturePack, FormulaDef, FormulaPack, InputDef, InputPack, Location,
                     SelectionDef, SelectionPack, VerdictPack, VerdictRule)
 
@@ -158,11 +158,6 @@ class FormulaGraph:
     def depends_on(self, name: str, prefixes: tuple[str, ...]) -> bool:
         """True when ``name`` reads (transitively) a name starting with one of ``prefixes``."""
         return any(n.startswith(prefixes) or n in prefixes for n in self.reads(name) | {name})
-
-
-def known_field_names() -> dict[str, str]:
-    """Every ``namespace.field`` a formula may read, with its unit."""
-    return {f"{ns}.{field}": unit for ns in NAMESPACES for field, unit in namespace_fields(ns).items()}
 
 
 def selection_fields(selection: SelectionDef) -> dict[str, str]:

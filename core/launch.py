@@ -10,6 +10,7 @@ used, under a comment that says so plainly.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 import shlex
@@ -60,10 +61,17 @@ def template_problems(engine: EngineSpec, numbers: Iterable[str] = ()
         for index, part in enumerate(template.options):
             texts.append((f"{path}.options.{index}", part.text))
             if part.when:
+                where = f"{path}.options.{index}.when"
                 try:
-                    parse_formula(part.when)
+                    condition = parse_formula(part.when)
                 except FormulaSyntaxError as exc:
-                    problems.append((f"{path}.options.{index}.when", f"formula rejected: {exc}"))
+                    problems.append((where, f"formula rejected: {exc}"))
+                    continue
+                for name in sorted(condition.refs - known):
+                    close = difflib.get_close_matches(name, sorted(known), n=2, cutoff=0.8)
+                    hint = f"did you mean {', '.join(close)}?" if close else \
+                        "use a formula, input or pack field name"
+                    problems.append((where, f"unknown name {name!r} in the condition; {hint}"))
     for field, text in texts:
         try:
             names = [name for _, name, _, _ in string.Formatter().parse(text) if name]

@@ -51,6 +51,11 @@ def namespace_fields(namespace: str) -> Mapping[str, str]:
 
 
 @cache
+def known_field_names() -> dict[str, str]:
+    """Every ``namespace.field`` a formula may read, with its unit."""
+    return {f"{ns}.{field}": unit for ns in NAMESPACES for field, unit in namespace_fields(ns).items()}
+
+
 def keyed_fields(namespace: str) -> Mapping[str, str]:
     """Fields holding one figure per key (x-keyed-by): per id of another selector (the exact
     weight bytes of a model by ``quant``) or per value of another pack's field (an engine's

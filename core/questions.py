@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 import attrs
 
 from .errors import Problem
-from .graph import FormulaGraph, known_field_names
+from .graph import FormulaGraph
+from .namespaces import known_field_names
 from .specs import PackFile
 from .specs.questions import QuestionDef, QuestionPack
 from .views import LoadedPack

@@ -32,6 +32,8 @@ CASES = {
     "a report naming an unknown selection": ("sizing.yaml", _copy(
         "reports/sizing.yaml", override=True).replace("selection: best_single_gpu",
                                                       "selection: best_singel_gpu", 1)),
+    "a misspelled name in an engine condition": ("llama.cpp.yaml", _copy(
+        "engines/llama.cpp.yaml", override=True).replace("when: batch > 1", "when: bacth > 1")),
 }
 
 
@@ -72,3 +74,15 @@ def test_a_name_clash_is_reported_at_the_field_that_clashes(tmp_path, capsys):
     line = text.splitlines().index("id: '4090'") + 1
     assert (f"{tmp_path / '4090.yaml'}:{line}: id: name '4090' also refers to hardware "
             "'rtx-4090' (packs/hardware/rtx-4090.yaml)") in out.splitlines()
+
+
+def test_a_misspelled_launch_condition_is_named_at_load_not_a_crash_in_report(tmp_path, capsys):
+    text = _copy("engines/llama.cpp.yaml", override=True).replace("when: batch > 1",
+                                                                 "when: bacth > 1")
+    (tmp_path / "llama.cpp.yaml").write_text(text, encoding="utf-8")
+    line = text.splitlines().index("    when: bacth > 1") + 1
+    expected = (f"{tmp_path / 'llama.cpp.yaml'}:{line}: launch.options.2.when: unknown name "
+                "'bacth' in the condition; did you mean batch?")
+    assert main(["--no-plugins", "--pack-dir", str(tmp_path), "report", "qwen3-8b"]) == 1
+    _, err = capsys.readouterr()
+    assert expected in [problem.strip() for problem in err.splitlines()] and "Traceback" not in err
