@@ -252,3 +252,38 @@ def test_a_plugin_that_exits_interrupts_or_registers_nothing_readable_is_left_ou
     code = main(["estimate", "qwen3.5-35b-a3b", "--on", "arc-pro-b60", "--strict"])
     out, err = capsys.readouterr()
     assert code == 1 and out == "" and name in err
+
+
+CATALOG = textwrap.dedent("""\
+    kind: catalog
+    id: fr
+    name: Français
+    source: test fixture
+    decimal_separator: ","
+    thousands_separator: " "
+    messages:
+      title: "{model} sur {hardware}"
+    """)
+
+
+def test_a_plugin_catalog_is_checked_like_any_pack_and_a_partial_one_falls_back(
+        tmp_path, monkeypatch, capsys):
+    write_pack(tmp_path / "bad_packs", "catalogs/fr.yaml",
+               CATALOG + '  intro: "{model.__class__} {model:>300000000}"\n')
+    _install_fake_entry_points(monkeypatch, tmp_path, {"fp_bad_catalog": BAD_PACK_PLUGIN})
+    code = main(["report", "qwen3-8b", "--lang", "fr"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err.splitlines()[0] == ("fitproof: warning: plugin 'fp_bad_catalog:fp_bad_catalog' is "
+                                   "disabled; its packs have 2 problem(s):")
+    assert ("fp_bad_catalog:bad_packs/catalogs/fr.yaml:9: messages.intro: placeholder "
+            "{model.__class__} is not a plain name") in err
+    assert err.splitlines()[-1] == "fitproof: error: no catalog for language 'fr'; available: de, en, es"
+
+    # a catalog that passes is used, and a message it lacks is the English one
+    write_pack(tmp_path / "bad_packs", "catalogs/fr.yaml", CATALOG)
+    code = main(["report", "qwen3-8b", "--lang", "fr"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == ""
+    assert out.splitlines()[0] == "Qwen3 8B sur RTX 3090"
+    assert "(8,19B total, 8,19B active, Dense Transformer (GQA)) uses 4,68 GiB" in out
