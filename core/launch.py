@@ -86,7 +86,7 @@ def template_problems(engine: EngineSpec, numbers: Iterable[str] = ()
     return problems
 
 
-def _template_for(registry: "Registry", engine: EngineSpec) -> LaunchTemplate | None:
+def template_for(registry: "Registry", engine: EngineSpec) -> LaunchTemplate | None:
     """The template of the registry's own profile, else the engine's general one (a
     profile's template is not inherited: one that extends it has new formulas to show)."""
     return engine.launch_by_profile.get(registry.profile or "", engine.launch)
@@ -113,11 +113,12 @@ def checkpoint_repo(registry: "Registry", scenario: "Scenario") -> tuple[str, st
     return "", ""
 
 
-def launch_command(registry: "Registry", scenario: "Scenario", engine: EngineSpec,
-                   evaluation: "Evaluation", row: int = 0) -> str | None:
+def launch_parts(registry: "Registry", scenario: "Scenario", engine: EngineSpec,
+                 evaluation: "Evaluation", row: int = 0) -> tuple[str | None, str] | None:
     """The engine's launch command for ``scenario``, evaluated as row ``row`` of
-    ``evaluation``."""
-    template = _template_for(registry, engine)
+    ``evaluation``: (the note that says why the template's fallback is used, or None; the
+    command), or None for an engine without a template."""
+    template = template_for(registry, engine)
     if template is None:
         return None
     model = registry.models[scenario.model]
@@ -152,13 +153,23 @@ def launch_command(registry: "Registry", scenario: "Scenario", engine: EngineSpe
         command = template.fallback_command
         note = _fill(template.fallback_note, {**values, **words}, evaluation, row) \
             if template.fallback_note else None  # a comment: the words as written
-    text = _fill(command, values, evaluation, row) + (" \\\n  " + " ".join(options) if options
-                                                 else "")
+    return note or None, _fill(command, values, evaluation, row) + (
+        " \\\n  " + " ".join(options) if options else "")
+
+
+def launch_command(registry: "Registry", scenario: "Scenario", engine: EngineSpec,
+                   evaluation: "Evaluation", row: int = 0) -> str | None:
+    """The engine's launch command for ``scenario`` as a shell snippet: the command, under
+    its note as comment lines when the template's fallback is used."""
+    parts = launch_parts(registry, scenario, engine, evaluation, row)
+    if parts is None:
+        return None
+    note, command = parts
     if not note:
-        return text
+        return command
     import textwrap
 
-    return "\n".join(f"# {line}" for line in textwrap.wrap(note, 76)) + "\n" + text
+    return "\n".join(f"# {line}" for line in textwrap.wrap(note, 76)) + "\n" + command
 
 
 def engine_kv_flag(engine: EngineSpec, kv: str) -> str | None:

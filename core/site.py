@@ -103,6 +103,7 @@ class _Language:
     def page_messages(self) -> dict[str, Any]:
         t = self.messages
         return {"locale": self.locale, "yes": t("site.yes"), "no": t("site.no"),
+                "none": t("recommend.none"),
                 "deploy": t("site.deploy_link"),
                 "billing": {key.split(".", 1)[1]: t(key) for key in self.billing_keys},
                 "verdicts": {key.split(".")[1]: t(key) for key in PAGE_MESSAGES}}
@@ -123,6 +124,12 @@ class _Builder:
         self.model_facts, self.hardware_facts = page["models"], page["hardware"]
         # the pages this build writes: the configurator's model and hardware lists
         data["built"] = {"models": models, "hardware": hardware}
+        # the recommended-hardware rows (a cloud offer's price is per hour) and the engines
+        # with a launch command
+        self.recommendations = [
+            {**slot, "offer": "offer" in data["selections"][slot["selection"]]["namespaces"]}
+            for slot in page["recommendations"]]
+        self.launch = [{"id": i, "name": e["name"]} for i, e in data["launch"]["engines"].items()]
 
     def write(self, relative: str, text: str) -> None:
         path = self.out / relative
@@ -172,6 +179,7 @@ class _Builder:
                           for i in self.models if i != model],
             other_hardware=[{"id": i, "name": self.hardware_facts[i]["name"]}
                             for i in self.hardware if i != hardware],
+            recommendations=self.recommendations, launch=self.launch,
             messages_json=messages_json)
         self.write(relative, template.render(context))
 

@@ -13,13 +13,59 @@ import json
 from typing import Any
 
 from .formula_js import js_module
+from .formula_parser import parse_formula, tree_data
+from .launch import STRING_FIELDS, template_for
 from .registry import Registry
 from .snapshot_build import build_snapshot, candidate_formulas
 
 
+def _recommendations(registry: Registry) -> list[dict[str, str]]:
+    """The report pack's recommended-hardware slots: each selection with the names of its
+    pick's price, device count and memory (``selection.quantity``, evaluated for the pick)."""
+    spec = registry.report
+    if spec is None:
+        return []
+    return [{"selection": slot.selection,
+             "price": f"{slot.selection}.{slot.price}",
+             "devices": f"{slot.selection}.{spec.pick_devices}",
+             "memory": f"{slot.selection}.{spec.pick_memory}"}
+            for slot in spec.recommendations]
+
+
+def _launch(registry: Registry) -> dict[str, Any]:
+    """Each engine's launch template of the registry's profile (``launch.template_for``),
+    its conditions as parsed trees, and the facts its words are filled from."""
+    engines = {}
+    for engine_id, engine in sorted(registry.engines.items()):
+        template = template_for(registry, engine)
+        if template is None:
+            continue
+        utilization = engine.gpu_memory_utilization
+        engines[engine_id] = {
+            "name": engine.name, "command": template.command,
+            "fallback_command": template.fallback_command,
+            "fallback_note": template.fallback_note, "kv_flag": engine.kv_flag or "",
+            "kv_types": dict(engine.kv_types),
+            "gpu_memory_utilization": None if utilization is None else utilization.value,
+            "options": [{"text": part.text,
+                         "when": tree_data(parse_formula(part.when).tree) if part.when else None}
+                        for part in template.options]}
+    return {
+        "engines": engines, "string_fields": sorted(STRING_FIELDS),
+        "models": {i: {"id": m.id, "name": m.name, "hf_repo": m.hf_repo,
+                       "gguf_repo": m.gguf_repo, "checkpoint_format": m.checkpoint_format,
+                       "checkpoint_repos": dict(m.checkpoint_repos)}
+                   for i, m in sorted(registry.models.items())},
+        "quants": {i: {"size_basis": f.size_basis, "online_quantization": f.online_quantization}
+                   for i, (f, _) in sorted(registry.quant_formats.items())},
+    }
+
+
 def site_data(registry: Registry) -> dict[str, Any]:
     """The snapshot of ``registry`` with formula texts, figure locations and page facts."""
-    data = build_snapshot(registry, located=True)
+    recommendations = _recommendations(registry)
+    picked = [slot[key] for slot in recommendations for key in ("price", "devices", "memory")]
+    data = build_snapshot(registry, located=True, roots=picked)
     graph = registry.graph
     order, formulas = candidate_formulas(registry)
     for name, formula in formulas.items():
@@ -32,7 +78,9 @@ def site_data(registry: Registry) -> dict[str, Any]:
         for name, by in graph.dispatched.items()}
     data["dispatched_sources"] = {name: {family: node.location for family, node in by.items()}
                                   for name, by in graph.dispatched.items()}
+    data["launch"] = _launch(registry)
     data["page"] = {
+        "recommendations": recommendations,
         "models": {i: {"name": m.name, "family": m.family, "license": m.license,
                        "hf_repo": m.hf_repo, "gguf_repo": m.gguf_repo, "source": m.pack.path}
                    for i, m in sorted(registry.models.items())},

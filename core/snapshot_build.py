@@ -191,14 +191,17 @@ def candidate_formulas(registry: Registry) -> tuple[list[str], dict[str, dict[st
             {n: _formula(graph, n) for n in order})
 
 
-def build_snapshot(registry: Registry, *, located: bool = False) -> dict[str, Any]:
+def build_snapshot(registry: Registry, *, located: bool = False,
+                   roots: Iterable[str] = ()) -> dict[str, Any]:
     """The snapshot of ``registry`` (its packs, in its profile) as JSON-ready data; with
-    ``located``, every entity's figures say where they stand (``file:line``)."""
+    ``located``, every entity's figures say where they stand (``file:line``); ``roots`` are
+    further names to evaluate (a pick's quantity, ``selection.formula``) beyond the shown
+    formulas, the verdicts' and the selections'."""
     graph = registry.graph
     entities = _Entities(located)
     shown = [n for n in graph.formulas if not graph.depends_on(n, CANDIDATE_ONLY)]
     verdict_refs = sorted({r for v in graph.verdicts for r in v.when.refs})
-    order = _order(graph, [*shown, *verdict_refs, *graph.selections])
+    order = _order(graph, [*shown, *verdict_refs, *graph.selections, *roots])
     collections: dict[str, list[dict[str, Any]]] = {}
     selections = {n: _selection(registry, n, entities, collections, order)
                   for n in graph.selections}

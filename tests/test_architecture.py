@@ -68,7 +68,7 @@ ALLOWED = {
     "solve": {"errors", "estimation", "questions", "registry", "scenario", "views"},
     "scenario": {"errors", "evaluator", "input_checks", "namespaces", "registry", "specs", "views"},
     "site": {"errors", "registry", "renderers", "rounding", "site_data", "version"},
-    "site_data": {"formula_js", "registry", "snapshot_build"},
+    "site_data": {"formula_js", "formula_parser", "launch", "registry", "snapshot_build"},
     "snapshot": {"cache_paths", "estimate_view", "pack_files", "registry", "snapshot_build",
                  "snapshot_estimate", "version"},
     "snapshot_build": {"estimation", "evaluator", "formula_parser", "graph", "namespaces",

@@ -69,7 +69,10 @@ def cli_values(model, hardware, **options) -> dict:
     return {name: q for name, q in data["quantities"].items()}
 
 
-_DEFINITIONS = fitproof.load_registry(plugins=False).graph.formulas
+_REGISTRY = fitproof.load_registry(plugins=False)
+_DEFINITIONS = _REGISTRY.graph.formulas
+_NAMES = {i: h.name for i, h in _REGISTRY.hardware.items()}
+_ENGINES = _REGISTRY.engines
 
 
 def shown(quantity: dict, name: str, locale: str) -> str:
@@ -185,6 +188,53 @@ def test_a_number_opens_its_derivation_with_pack_lines(site, browser):
     sources = browser.find_element("id", "derivation-sources").text
     assert re.search(r"packs/formulas/[\w.-]+\.yaml:\d+", sources), sources
     assert re.search(r"packs/(hardware|engines)/[\w.-]+\.yaml:\d+", sources) or "decode_step_s" in sources
+
+
+def cli_report(model, hardware, **options) -> dict:
+    argv = [sys.executable, "-m", "fitproof", "report", model, "--on", hardware, "--format",
+            "json", "--no-plugins"]
+    for key, value in options.items():
+        argv += [f"--{key}", str(value)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("fragment, options", [
+    ("#context=65536", {"context": 65536}),
+    ("#engine=vllm&kv=fp8&gpus=2&batch=4", {"engine": "vllm", "kv": "fp8", "gpus": 2, "batch": 4}),
+])
+def test_recommended_hardware_and_launch_commands_are_the_reports(site, browser, fragment,
+                                                                  options):
+    """The page's recommended picks (price, memory) and each engine's launch command are
+    those of ``fitproof report`` for the same scenario; a fallback's note stands above its
+    command as the report's comment lines do."""
+    open_page(browser, (site / "en" / "llama-3.1-8b" / "rtx-3090.html").as_uri() + fragment)
+    report = cli_report("llama-3.1-8b", "rtx-3090", **options)
+    values = page_values(browser)
+    for pick in report["recommendations"]:
+        price = pick["price"]
+        name = price["quantity"].split(".", 1)[1]
+        assert values[price["quantity"]] == shown(price, name, "en"), pick["slot"]
+        memory = values[f"{pick['slot']}.physical_gb"]
+        assert memory == shown({"value": pick["memory_gb"]}, "physical_gb", "en"), pick["slot"]
+        text = browser.find_element("css selector", f'[data-pick="{pick["slot"]}"]').text
+        registry_name = _NAMES[pick["hardware"]]
+        assert text in (pick["label"], registry_name, f"{pick['devices']}x {registry_name}"), text
+    engines = {e.name: e.id for e in _ENGINES.values()}
+    assert len(report["launch_commands"]) == len(engines)
+    for entry in report["launch_commands"]:
+        engine = engines[entry["engine"]]
+        lines = entry["command"].splitlines()
+        comment = [line[2:] for line in lines if line.startswith("# ")]
+        command = "\n".join(line for line in lines if not line.startswith("# "))
+        shown_command = browser.execute_script(
+            f"return document.querySelector('[data-launch=\"{engine}\"]').textContent")
+        note = browser.execute_script(
+            f"var n = document.querySelector('[data-launch-note=\"{engine}\"]');"
+            " return n.hidden ? '' : n.textContent")
+        assert shown_command == command, engine
+        assert note == " ".join(comment), engine
 
 
 def test_index_pages_fill_their_tables(site, browser):

@@ -107,13 +107,21 @@ def test_the_seed_pages_sections_are_there(site):
     parsed = parse(page)
     text = page.read_text(encoding="utf-8")
     for element in ("configurator", "simulate", "stream", "chart-contexts", "chart-compare",
-                    "quant-matrix", "providers", "finetune", "derivation", "share"):
+                    "quant-matrix", "providers", "finetune", "derivation", "share",
+                    "recommended"):
         assert element in parsed.ids, element
     for quantity in ("required_gib", "usable_gib", "headroom_gib", "decode_tps", "prefill_tps",
                      "ttft_ms", "cost_per_mtok_usd", "weights_gib", "kv_cache_gib",
                      "purchase_usd", "breakeven_months"):
         assert quantity in parsed.quantities, quantity
     assert "<th>Deploy</th>" in text
+    # recommended hardware and the production launch commands, one per engine pack
+    assert "Recommended Hardware for Current Configuration" in text
+    assert "Production Launch Commands" in text
+    for engine in ("llama.cpp", "vllm"):
+        assert f'data-launch="{engine}"' in text, engine
+    for slot in ("best_single_gpu", "best_value_gpu", "unified_machine", "cheapest_offer"):
+        assert f'data-pick="{slot}"' in text, slot
     assert "Method: measured profile" in text
     registry = fitproof.load_registry(plugins=False)
     model = registry.models["gpt-oss-20b"]

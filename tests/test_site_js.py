@@ -102,6 +102,36 @@ def test_every_quantity_verdict_and_pick_matches_python(site):
     assert compared > 30_000
 
 
+def test_launch_commands_and_recommended_picks_match_python(site):
+    """The page's launch commands are core/launch.py's for the same scenario (note and
+    command), and each recommended pick's price, device count and memory is the
+    command line's ``selection.quantity``."""
+    from fitproof.estimation import Batch
+    from fitproof.launch import launch_parts
+
+    registry, data, folder = site
+    scenarios = grid(registry, data)
+    results = run_node(folder, [as_js(s) for s in scenarios])
+    batch = Batch(registry, scenarios)
+    names = [slot[key] for slot in data["page"]["recommendations"]
+             for key in ("price", "devices", "memory")]
+    assert "best_single_gpu.devices_price_usd" in names
+    columns = {name: batch.values(name) for name in names}
+    fallbacks = engines = 0
+    for i, (scenario, js) in enumerate(zip(scenarios, results)):
+        for name in names:
+            assert close(columns[name][i], js["recommended"][name]), (scenario, name)
+        parts = launch_parts(registry, scenario, registry.engines[scenario.engine],
+                             batch.evaluation, i)
+        assert parts is not None
+        note, command = parts
+        assert js["launch"] == {"note": note, "command": command}, scenario
+        fallbacks += note is not None
+        engines += scenario.engine == "vllm"
+    # the grid reaches both engines, and commands with and without the fallback
+    assert engines > 20 and 0 < fallbacks < len(scenarios)
+
+
 def test_the_snapshot_equals_the_full_path_on_the_sampled_scenarios(site):
     # the grid compares with the snapshot evaluation; the full path gives the same numbers
     registry, data, _ = site

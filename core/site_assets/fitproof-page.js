@@ -35,7 +35,8 @@
    * precision (ties away from zero), trailing zeros dropped except for dollar amounts. */
   function format(name, value) {
     if (value === null || value === undefined || !isFinite(value)) return "n/a";
-    var f = data.formulas[name] || {};
+    // a pick's quantity (best_single_gpu.devices_price_usd) as its formula is shown
+    var f = data.formulas[name] || (data.picked[name] && data.formulas[data.picked[name][1]]) || {};
     var digits = f.precision === null || f.precision === undefined ? 2 : f.precision;
     var percent = f.display === "percent";
     var rounded = window.R.roundScalar(percent ? value * 100 : value, digits);
@@ -109,6 +110,40 @@
 
   function verdictText(verdict) {
     return verdict ? (page.verdicts[verdict.id] || verdict.label) : page.verdicts.unknown;
+  }
+
+  /* The recommended-hardware rows: each pick's accelerator (with its device count) or
+   * offer; their memory and price are data-quantity elements like any other number. */
+  function recommendations(result) {
+    document.querySelectorAll("[data-pick]").forEach(function (element) {
+      var pick = result.picks[element.getAttribute("data-pick")];
+      if (!pick || !pick.id) { element.textContent = page.none; return; }
+      var facts = pick.hardware && data.page.hardware[pick.hardware];
+      var slot = data.page.recommendations.filter(function (r) {
+        return r.selection === element.getAttribute("data-pick"); })[0];
+      var devices = slot ? result.env[slot.devices] : 1;
+      if (data.page.offers[pick.id] || !facts) { element.textContent = pick.label; return; }
+      element.textContent = (devices > 1 ? devices + "x " : "") + facts.name;
+    });
+  }
+
+  /* Each engine's launch command for the scenario, as the report prints it: the scenario's
+   * own engine from its evaluation, another with a KV precision it stores. */
+  function launchCommands(scenario, result) {
+    document.querySelectorAll("[data-launch]").forEach(function (element) {
+      var engine = element.getAttribute("data-launch");
+      var kvTypes = data.engines[engine].kv_types;
+      var own = engine === scenario.engine && kvTypes.indexOf(scenario.kv) >= 0;
+      var kv = kvTypes.indexOf(scenario.kv) >= 0 ? scenario.kv : kvTypes[0];
+      var env = own ? result.env : evaluateWith(scenario, {engine: engine, kv: kv}, true).env;
+      var variant = JSON.parse(JSON.stringify(scenario));
+      variant.engine = engine; variant.kv = kv;
+      var launch = model.launch(engine, own ? scenario : variant, env);
+      var note = document.querySelector('[data-launch-note="' + engine + '"]');
+      element.textContent = launch ? launch.command : "";
+      note.textContent = launch && launch.note ? launch.note : "";
+      note.hidden = !(launch && launch.note);
+    });
   }
 
   function show(result) {
@@ -187,6 +222,15 @@
     var x = function (i) { return 40 + i * (420 / Math.max(1, points.length - 1)); };
     var y = function (v) { return 180 - 160 * v / top; };
     svg("line", {x1: 40, y1: y(points[0][2]), x2: 460, y2: y(points[0][2]), "class": "limit"}, chart);
+    // the axis: zero, the top of the scale and the usable memory (the dashed line), in GiB
+    svg("line", {x1: 36, y1: 20, x2: 36, y2: 180, "class": "axis"}, chart);
+    var ticks = [[0, ""], [top, " GiB"], [points[0][2], ""]];
+    ticks.forEach(function (tick, i) {
+      // a tick too close to one drawn before it is left out (labels would overlap)
+      if (!isFinite(tick[0]) || ticks.slice(0, i).some(function (t) { return Math.abs(y(t[0]) - y(tick[0])) < 12; })) return;
+      svg("text", {x: 32, y: y(tick[0]) + 4, "text-anchor": "end"}, chart).textContent =
+        format("total_gib", tick[0]) + tick[1];
+    });
     svg("polyline", {points: points.map(function (p, i) { return x(i) + "," + y(p[1]); }).join(" "),
                      "class": "series"}, chart);
     points.forEach(function (p, i) {
@@ -285,10 +329,26 @@
   function derive(name) {
     if (!current) return;
     var scenario = current.scenario, env = current.result.env, bound = model.bound(scenario);
+    var shownName = name, pickOf = data.picked[name];
+    if (pickOf) {  // a pick's quantity: its formula, evaluated with the pick's figures
+      var chosen = current.result.chosen[pickOf[0]];
+      var value = env[name];
+      env = chosen >= 0 ? model.candidateEnv(pickOf[0], chosen, env, bound) : Object.assign({}, env);
+      data.selections[pickOf[0]].picked[pickOf[1]].forEach(function (f) {
+        env[f] = window.R.finite(compiled.formulas[f](env));
+      });
+      env[name] = value;
+      name = pickOf[1];
+      if (chosen >= 0) {  // the pick's packs are where its figures stand
+        var candidate = data.collections[data.selections[pickOf[0]].collection][chosen];
+        bound = Object.assign({}, bound);
+        Object.keys(candidate.entities).forEach(function (ns) { bound[ns] = data.entities[candidate.entities[ns]]; });
+      }
+    }
     var family = data.models[scenario.model].family;
     var tree = data.formulas[name] ? data.formulas[name].tree : (data.dispatched[name] || {})[family];
     var text = data.expressions[name] || ((data.dispatched_expressions[name] || {})[family]) || name;
-    document.getElementById("derivation-name").textContent = name;
+    document.getElementById("derivation-name").textContent = shownName;
     document.getElementById("derivation-value").textContent = format(name, env[name]) + " " + ((data.formulas[name] || {}).unit || "");
     document.getElementById("derivation-formula").textContent = text;
     var names = tree ? refs(tree, []) : [];
@@ -341,6 +401,8 @@
     document.getElementById("share").href = hash;
     if (fromControls && location.hash !== hash) history.replaceState(null, "", hash);
     show(result);
+    recommendations(result);
+    launchCommands(scenario, result);
     quantMatrix(scenario);
     contextChart(scenario);
     compareChart(scenario);

@@ -259,8 +259,11 @@
       });
     });
     var choice = chosen >= 0 ? candidates[chosen] : null;
+    var hardware = choice && choice.entities.hardware !== undefined ?
+      data.entities[choice.entities.hardware].id : null;
     return {pick: {id: choice ? choice.id : null, label: choice ? choice.label : null,
-                   qualifying: qualifying, candidates: candidates.length, source: selection.location},
+                   hardware: hardware, qualifying: qualifying, candidates: candidates.length,
+                   source: selection.location},
             chosen: chosen};
   };
 
@@ -282,8 +285,8 @@
   };
 
   /* The scenario ({model, hardware, quant, kv, engine, workload, host, inputs}) evaluated:
-   * every name's value (env), the picks of the selections and the verdict rule that holds
-   * (null when none is decided). */
+   * every name's value (env), the picks of the selections (and the index of each pick in
+   * its candidate list, chosen) and the verdict rule that holds (null when none is decided). */
   FitproofModel.prototype.evaluate = function (scenario, options) {
     var data = this.data, f = this.f;
     // {selections: false}: leave the picks out (their fields and quantities unknown),
@@ -321,7 +324,7 @@
       if (holds !== holds) break;
       if (holds === 1) { verdict = data.verdicts[v]; break; }
     }
-    return {env: env, picks: picks, verdict: verdict};
+    return {env: env, picks: picks, chosen: chosen, verdict: verdict};
   };
 
   /* A scenario with the preset's choices and inputs, then what ``overrides`` sets. */
@@ -338,6 +341,92 @@
     var fmt = data.quants[scenario.quant], model = data.models[scenario.model];
     if (fmt && fmt.size_basis === "checkpoint" && model.checkpoint_format) scenario.quant = model.checkpoint_format;
     return scenario;
+  };
+
+  /* Launch commands, as core/launch.py fills an engine pack's template: the words from
+   * the packs shell-quoted as Python's shlex.quote does, number placeholders from the
+   * evaluated scenario (``env``), an option kept when its condition holds; the fallback
+   * command (with its note) when a word of the command has no value. */
+  var UNSAFE = /[^A-Za-z0-9_@%+=:,.\/-]/;
+  function shellQuote(word) {
+    if (!word) return "''";
+    if (!UNSAFE.test(word)) return word;
+    return "'" + word.replace(/'/g, "'\"'\"'") + "'";
+  }
+
+  /* A number as Python's str(int(v)) for whole numbers, else format(v, "g"). */
+  function plainNumber(v) {
+    if (v === null || v === undefined || v !== v) return "?";
+    if (v === Infinity) return "inf";
+    if (v === -Infinity) return "-inf";
+    if (Number.isInteger(v)) return Math.abs(v) < 1e21 ? String(v) : BigInt(v).toString();
+    var exponential = v.toExponential(5), exponent = Number(exponential.split("e")[1]);
+    if (exponent < -4 || exponent >= 6) {
+      var mantissa = exponential.split("e")[0].replace(/\.?0+$/, "");
+      var digits = String(Math.abs(exponent));
+      return mantissa + "e" + (exponent < 0 ? "-" : "+") + (digits.length < 2 ? "0" + digits : digits);
+    }
+    return v.toFixed(Math.max(0, 5 - exponent)).replace(/\.?0+$/, "");
+  }
+
+  var PLACEHOLDER = /\{([a-z_.0-9]+)\}/g;
+  function fill(text, values, env) {
+    return text.replace(PLACEHOLDER, function (match, name) {
+      if (Object.prototype.hasOwnProperty.call(values, name)) return values[name];
+      if (env && Object.prototype.hasOwnProperty.call(env, name)) return plainNumber(env[name]);
+      return match;
+    });
+  }
+
+  function checkpointRepo(facts, scenario) {
+    var model = facts.models[scenario.model], fmt = facts.quants[scenario.quant] || {};
+    if (Object.prototype.hasOwnProperty.call(model.checkpoint_repos, scenario.quant)) {
+      return [model.checkpoint_repos[scenario.quant], ""];
+    }
+    var stores = model.checkpoint_format || "";
+    if (model.hf_repo && (scenario.quant === stores || (!stores && fmt.size_basis === "checkpoint"))) {
+      return [model.hf_repo, ""];
+    }
+    if (model.hf_repo && fmt.online_quantization && !stores) return [model.hf_repo, fmt.online_quantization];
+    return ["", ""];
+  }
+
+  /* {note, command} of engine ``engineId`` for ``scenario`` evaluated as ``env`` (null for
+   * an engine without a template). */
+  FitproofModel.prototype.launch = function (engineId, scenario, env) {
+    var facts = this.data.launch, template = facts.engines[engineId];
+    if (!template) return null;
+    var conditions = this.f.launch[engineId];
+    var model = facts.models[scenario.model], repo = checkpointRepo(facts, scenario);
+    var kvName = Object.prototype.hasOwnProperty.call(template.kv_types, scenario.kv) ?
+      template.kv_types[scenario.kv] : scenario.kv;
+    var words = {"model.hf_repo": model.hf_repo || model.id, "model.gguf_repo": model.gguf_repo || "",
+                 "model.id": model.id, "model.name": model.name, "quant": scenario.quant,
+                 "kv_name": kvName, "checkpoint_repo": repo[0]};
+    var values = {};
+    Object.keys(words).forEach(function (name) { values[name] = words[name] ? shellQuote(words[name]) : ""; });
+    values.quantization_flag = repo[1] ? "--quantization " + shellQuote(repo[1]) : "";
+    if (template.gpu_memory_utilization !== null) {
+      values["engine.gpu_memory_utilization"] = plainNumber(template.gpu_memory_utilization);
+    }
+    values.kv_flag = fill(template.kv_flag, values, env);
+    var options = [];
+    template.options.forEach(function (part, index) {
+      if (part.when && conditions[index](env) !== 1) return;
+      var text = fill(part.text, values, env);
+      if (text.trim()) options.push(text);
+    });
+    var command = template.command, note = null, strings = facts.string_fields;
+    var missing = (command.match(PLACEHOLDER) || []).some(function (match) {
+      var name = match.slice(1, -1);
+      return strings.indexOf(name) >= 0 && !values[name];
+    });
+    if (template.fallback_command && missing) {
+      command = template.fallback_command;
+      if (template.fallback_note) note = fill(template.fallback_note, Object.assign({}, values, words), env) || null;
+    }
+    return {note: note, command: fill(command, values, env) +
+            (options.length ? " \\\n  " + options.join(" ") : "")};
   };
 
   root.R = R;

@@ -1,7 +1,9 @@
 // Evaluates scenarios with the site's runtime, for tests/test_site_js.py:
 //   node evaluate.js DATA.js FORMULAS.js RUNTIME.js < scenarios.json > results.json
 // Each scenario is {model, hardware, quant, kv, engine, workload, host, inputs}; each
-// result holds the shown quantities (null where unknown), the verdict id and the picks.
+// result holds the shown quantities (null where unknown), the verdict id, the picks, the
+// recommended picks' quantities (price, devices, memory) and the scenario engine's launch
+// command ({note, command}).
 "use strict";
 const fs = require("fs");
 const vm = require("vm");
@@ -24,6 +26,14 @@ const results = scenarios.map((scenario) => {
   }
   const picks = {};
   for (const name of Object.keys(result.picks)) picks[name] = result.picks[name].id;
-  return {quantities, verdict: result.verdict ? result.verdict.id : null, picks};
+  const recommended = {};
+  for (const slot of data.page.recommendations) {
+    for (const key of ["price", "devices", "memory"]) {
+      const v = result.env[slot[key]];
+      recommended[slot[key]] = Number.isFinite(v) ? v : null;
+    }
+  }
+  const launch = model.launch(scenario.engine, scenario, result.env);
+  return {quantities, verdict: result.verdict ? result.verdict.id : null, picks, recommended, launch};
 });
 process.stdout.write(JSON.stringify(results));
