@@ -27,6 +27,9 @@ except ImportError:  # pragma: no cover - another interpreter
     from hashlib import blake2b as blake2b
 
 MAX_PACK_BYTES = 1_000_000
+# a pack folder is small: a walk that meets more entries than this (FITPROOF_PACK_PATH=/,
+# or /proc/self, whose root link leads to the whole file system) stops with a problem
+MAX_WALK_ENTRIES = 20_000
 PACK_SUFFIXES = (".yaml", ".yml")
 PACK_PATH_ENV = "FITPROOF_PACK_PATH"
 
@@ -89,11 +92,18 @@ class PackSource(NamedTuple):
         return blake2b(self.raw, digest_size=20).hexdigest()
 
 
-def _walk(folder: Path | Traversable, prefix: str, seen: set[str] | None = None
-          ) -> Iterator[tuple[str, Path | Traversable]]:
+class WalkTooLarge(Exception):
+    """A pack folder holds more entries than :data:`MAX_WALK_ENTRIES`."""
+
+
+def _walk(folder: Path | Traversable, prefix: str, seen: set[str] | None = None,
+          budget: list[int] | None = None) -> Iterator[tuple[str, Path | Traversable]]:
     """Pack files under ``folder``, by name; a folder reached twice (a link back to a
-    parent, or two links to one folder) is walked once, so the walk always ends."""
+    parent, or two links to one folder) is walked once, and a walk past
+    :data:`MAX_WALK_ENTRIES` entries raises :class:`WalkTooLarge`, so the walk always ends,
+    and soon."""
     seen = set() if seen is None else seen
+    budget = [MAX_WALK_ENTRIES] if budget is None else budget
     if isinstance(folder, Path):
         real = os.path.realpath(folder)
         if real in seen:
@@ -101,12 +111,15 @@ def _walk(folder: Path | Traversable, prefix: str, seen: set[str] | None = None
         seen.add(real)
         with os.scandir(folder) as listing:
             found = sorted(listing, key=lambda e: e.name)
+        budget[0] -= len(found)
+        if budget[0] < 0:
+            raise WalkTooLarge()
         for item in found:
             name = item.name
             if name.startswith((".", "_")):
                 continue
             if item.is_dir():
-                yield from _walk(Path(item.path), f"{prefix}/{name}", seen)
+                yield from _walk(Path(item.path), f"{prefix}/{name}", seen, budget)
             elif name.endswith(PACK_SUFFIXES):
                 yield f"{prefix}/{name}", Path(item.path)
         return
@@ -115,7 +128,7 @@ def _walk(folder: Path | Traversable, prefix: str, seen: set[str] | None = None
         if name.startswith((".", "_")):
             continue
         if entry.is_dir():
-            yield from _walk(entry, f"{prefix}/{name}", seen)
+            yield from _walk(entry, f"{prefix}/{name}", seen, budget)
         elif name.endswith(PACK_SUFFIXES):
             yield f"{prefix}/{name}", entry
 
@@ -206,6 +219,10 @@ def find_pack_files(roots: Iterable[PackRoot]) -> tuple[list[PackSource], list[P
                 sources.append(PackSource(display, root.origin, stem, raw))
         except OSError as exc:
             problems.append(Problem(f"cannot read packs: {exc.strerror or exc}", root.label))
+        except WalkTooLarge:
+            problems.append(Problem(
+                f"holds more than {MAX_WALK_ENTRIES:,} files and folders (from {root.origin}); "
+                "a pack folder is small: name the folder that holds the packs", root.label))
     return sources, problems
 
 

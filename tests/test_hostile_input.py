@@ -371,3 +371,36 @@ def test_an_import_problem_names_the_pack_as_not_written(tmp_path, capsys):
                                 f"  {out}/x.yaml (not written):1: missing required field "
                                 "'vocab_size'"]
     assert not (out / "x.yaml").exists()
+
+
+@pytest.mark.parametrize("root", ["/proc/self", "/"])
+def test_a_pack_path_that_leads_to_the_whole_file_system_stops_soon(monkeypatch, capsys, root):
+    """/proc/self's root link (or / itself) would walk every file of the machine: the walk
+    stops after a bounded number of entries, with one line naming the folder."""
+    monkeypatch.setenv("FITPROOF_PACK_PATH", root)
+    started = time.perf_counter()
+    code, out, err = run(capsys, "estimate", "qwen3-8b", "--on", "rtx-4090", "--no-plugins")
+    assert time.perf_counter() - started < 10
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        "fitproof: 1 problem in packs:",
+        f"  {root}: holds more than 20,000 files and folders (from FITPROOF_PACK_PATH); a pack "
+        "folder is small: name the folder that holds the packs"]
+
+
+def test_the_walk_bound_counts_every_entry(tmp_path, capsys):
+    # 3 folders of 6,700 files: 20,103 entries with the folders, past the bound of 20,000
+    for index in range(3):
+        (tmp_path / f"d{index}").mkdir()
+        for name in range(6700):
+            (tmp_path / f"d{index}" / f"n{name}").touch()
+    message = (f"{tmp_path}: holds more than 20,000 files and folders (from --pack-dir); a "
+               "pack folder is small: name the folder that holds the packs")
+    argv = ["estimate", "qwen3-8b", "--on", "rtx-4090", "--no-plugins", "--pack-dir", str(tmp_path)]
+    code, out, err = run(capsys, *argv)
+    assert (code, out, err.splitlines()) == (1, "", ["fitproof: 1 problem in packs:", f"  {message}"])
+    # one folder fewer is within the bound: nothing in it is a pack, and nothing is wrong
+    for path in (tmp_path / "d2").iterdir():
+        path.unlink()
+    code, _, err = run(capsys, *argv)
+    assert (code, err) == (0, "")
