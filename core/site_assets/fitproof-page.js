@@ -133,8 +133,10 @@
     document.querySelectorAll("[data-launch]").forEach(function (element) {
       var engine = element.getAttribute("data-launch");
       var kvTypes = data.engines[engine].kv_types;
-      var own = engine === scenario.engine && kvTypes.indexOf(scenario.kv) >= 0;
-      var kv = kvTypes.indexOf(scenario.kv) >= 0 ? scenario.kv : kvTypes[0];
+      // an engine that names no KV precisions stores any (as scenarios read it)
+      var stores = !kvTypes.length || kvTypes.indexOf(scenario.kv) >= 0;
+      var own = engine === scenario.engine && stores;
+      var kv = stores ? scenario.kv : kvTypes[0];
       var env = own ? result.env : evaluateWith(scenario, {engine: engine, kv: kv}, true).env;
       var variant = JSON.parse(JSON.stringify(scenario));
       variant.engine = engine; variant.kv = kv;
