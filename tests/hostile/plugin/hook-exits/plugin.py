@@ -1,0 +1,7 @@
+from fitproof.hookspecs import hookimpl
+
+
+@hookimpl
+def register_packs(register):
+    import sys
+    sys.exit(0)

@@ -1,0 +1,6 @@
+from fitproof.hookspecs import hookimpl
+
+
+@hookimpl
+def register_packs(register):
+    register(42)
