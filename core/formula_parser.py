@@ -170,6 +170,14 @@ def parse_formula(text: str) -> Formula:
     return Formula(text=text, tree=tree, refs=frozenset(refs))
 
 
+def _shown(value: int | float) -> str:
+    """A literal as a message shows it: ``1e+30``, or its digits where it is an integer no
+    float can hold (formatting it as one would raise OverflowError)."""
+    if isinstance(value, int) and abs(value) > 1e300:
+        return f"with {len(str(abs(value)))} digits"
+    return f"{value:.3g}"
+
+
 class _Converter:
     def __init__(self, refs: set[str]):
         self.refs = refs
@@ -189,7 +197,7 @@ class _Converter:
                 return Num(1.0 if value else 0.0)
             if isinstance(value, (int, float)) and not isinstance(value, complex):
                 if abs(value) > MAX_LITERAL:
-                    raise FormulaSyntaxError(f"number {value:.3g} is larger than "
+                    raise FormulaSyntaxError(f"number {_shown(value)} is larger than "
                                              f"{MAX_LITERAL:.0e}", node.col_offset + 1)
                 return Num(float(value))
             kind = "text" if isinstance(value, (str, bytes)) else type(value).__name__
