@@ -178,13 +178,18 @@ def _shown(value: int | float) -> str:
     return f"{value:.3g}"
 
 
+def _not_allowed(name: str, default: str) -> str:
+    """``lambda expressions are not allowed in formulas`` for AST node class ``name``."""
+    what = _FRIENDLY.get(name, default)
+    return f"{what} {'are' if what.endswith('s') else 'is'} not allowed in formulas"
+
+
 class _Converter:
     def __init__(self, refs: set[str]):
         self.refs = refs
 
     def _reject(self, node: ast.AST, what: str | None = None) -> FormulaSyntaxError:
-        name = type(node).__name__
-        what = what or f"{_FRIENDLY.get(name, name)} {'are' if _FRIENDLY.get(name, '').endswith('s') else 'is'} not allowed in formulas"
+        what = what or _not_allowed(type(node).__name__, type(node).__name__)
         return FormulaSyntaxError(what, getattr(node, "col_offset", -1) + 1 or None)
 
     def convert(self, node: ast.AST, depth: int) -> Node:
@@ -221,8 +226,7 @@ class _Converter:
             op = _BINARY.get(type(node.op))
             if op is None:
                 raise self._reject(node.op if hasattr(node.op, "col_offset") else node,
-                                   f"{_FRIENDLY.get(type(node.op).__name__, 'this operator')} "
-                                   "are not allowed in formulas")
+                                   _not_allowed(type(node.op).__name__, "this operator"))
             return Binary(op, self.convert(node.left, d), self.convert(node.right, d))
         if isinstance(node, ast.UnaryOp):
             op = _UNARY.get(type(node.op))
