@@ -7,6 +7,7 @@ import difflib
 from collections.abc import Iterable, Sequence
 
 from .errors import Problem
+from .formula_parser import FormulaSyntaxError, parse_formula
 from .graph import FormulaGraph, build_graph
 from .specs import (ArchitecturePack, FormulaPack, InputPack, ReportPack, SelectionPack,
                     VerdictPack)
@@ -87,8 +88,35 @@ def _report_names(path: str, report: ReportPack, graph: FormulaGraph) -> list[Pr
         name = getattr(report, field)
         if name is not None and name not in graph.selections:
             unknown("selection", name, graph.selections, field)
+    problems += _saving_names(path, report, graph)
     slots = [slot.selection for slot in report.recommendations]
     if report.purchase_recommendation not in slots:
         unknown("recommendation slot", report.purchase_recommendation, slots,
                 "purchase_recommendation")
+    return problems
+
+
+def _saving_names(path: str, report: ReportPack, graph: FormulaGraph) -> list[Problem]:
+    """The KV tuning saving is a formula over ``standard.<quantity>`` and
+    ``compressed.<quantity>``, the two variants the report evaluates it with."""
+    key = ("kv_tuning", "saving", "expr")
+
+    def problem(message: str) -> Problem:
+        return Problem(message, path, report.pack.line_of(*key), ".".join(key))
+
+    try:
+        formula = parse_formula(report.kv_tuning.saving.expr)
+    except FormulaSyntaxError as exc:
+        return [problem(f"formula rejected: {exc}")]
+    problems = []
+    quantities = sorted({*graph.formulas, *graph.inputs})
+    for ref in sorted(formula.refs):
+        side, _, quantity = ref.partition(".")
+        if side not in ("standard", "compressed") or not quantity:
+            problems.append(problem(f"unknown name {ref!r}; the saving reads "
+                                    "standard.<quantity> and compressed.<quantity>"))
+        elif quantity not in quantities:
+            close = difflib.get_close_matches(quantity, quantities, n=1)
+            hint = f"; did you mean {side}.{close[0]}?" if close else ""
+            problems.append(problem(f"unknown name {ref!r}{hint}"))
     return problems

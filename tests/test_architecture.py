@@ -51,7 +51,7 @@ ALLOWED = {
     "pack_files": {"errors"},
     "plugins": {"formats", "hookspecs", "pack_files"},
     "parquet": {"errors", "views"},
-    "profiles": {"errors", "graph", "specs", "views"},
+    "profiles": {"errors", "formula_parser", "graph", "specs", "views"},
     "quant_formats": {"specs", "validation"},
     "queries": {"errors", "estimation", "registry", "scenario", "views"},
     "questions": {"errors", "graph", "namespaces", "specs", "views"},
