@@ -118,7 +118,11 @@ def _walk(folder: Path | Traversable, prefix: str, seen: set[str] | None = None,
             name = item.name
             if name.startswith((".", "_")):
                 continue
-            if item.is_dir():
+            try:
+                folder_item = item.is_dir()
+            except OSError:  # a loop of links: reading it as a pack says what is wrong
+                folder_item = False
+            if folder_item:
                 yield from _walk(Path(item.path), f"{prefix}/{name}", seen, budget)
             elif name.endswith(PACK_SUFFIXES):
                 yield f"{prefix}/{name}", Path(item.path)
@@ -138,7 +142,7 @@ NOT_A_FILE = "is not a regular file (a device, pipe or socket); packs are read f
 
 def _read_file(path: Path, display: str) -> bytes | Problem:
     """The bytes of pack file ``path``, or the problem that keeps it from being read (see
-    :func:`read_bounded`)."""
+    :func:`read_bounded`): one file's problem, so the other packs of its folder still load."""
     try:
         return read_bounded(path, MAX_PACK_BYTES)
     except NotARegularFile:
@@ -146,6 +150,8 @@ def _read_file(path: Path, display: str) -> bytes | Problem:
     except TooLarge as exc:  # never read a huge file
         return Problem(f"file is {exc.size:,} bytes; a pack may be at most "
                        f"{MAX_PACK_BYTES:,} bytes", display)
+    except OSError as exc:  # a link to nothing, a loop of links, no permission
+        return Problem(f"cannot read: {exc.strerror or exc}", display)
 
 
 class NotARegularFile(ValueError):
