@@ -23,7 +23,7 @@ from .report_plan import Plan, Variants, cell_of, pick_of, spec_of
 from .report_view import (Cell, ContextRow, FineTuneRow, HardwareRow, KVTuning, ModelRow,
                           ProviderRow, QuantRow, Report, ReportView)
 from .scenario import SELECTORS, Scenario, resolve_scenario
-from .specs import HardwareSpec, ReportPack
+from .specs import EngineSpec, HardwareSpec, ReportPack
 
 
 def _recommendation(spec: ReportPack) -> str:
@@ -93,10 +93,13 @@ def _launch(registry: Registry, scenario: Scenario, estimate: Estimate, plan: Pl
             ) -> Callable[[], tuple[tuple[str, str], ...]]:
     """Each engine's launch command: for the scenario's own engine from its estimate, for
     the others from a variant (that engine, a KV precision it stores) in the report's batch."""
+    def stores(engine: EngineSpec) -> bool:  # an engine that names no KV types takes any
+        return not engine.kv_types or scenario.kv in engine.kv_types
+
     engines = sorted(registry.engines.values(), key=lambda e: e.id)
-    others = [e for e in engines if e.id != scenario.engine or scenario.kv not in e.kv_types]
+    others = [e for e in engines if e.id != scenario.engine or not stores(e)]
     variants = [_variant(registry, scenario, engine=e.id,
-                         kv=scenario.kv if scenario.kv in e.kv_types else next(iter(e.kv_types)))
+                         kv=scenario.kv if stores(e) else next(iter(e.kv_types)))
                 for e in others]
     rows = plan.add("launch", variants, picks=True) if variants else None
 
