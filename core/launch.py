@@ -74,12 +74,18 @@ def template_problems(engine: EngineSpec, numbers: Iterable[str] = ()
                     problems.append((where, f"unknown name {name!r} in the condition; {hint}"))
     for field, text in texts:
         try:
-            names = [name for _, name, _, _ in string.Formatter().parse(text) if name]
+            parts = [(name, spec, conversion)
+                     for _, name, spec, conversion in string.Formatter().parse(text) if name]
         except ValueError as exc:
             problems.append((field, f"bad template: {exc}"))
             continue
-        for name in names:
-            if name not in known:
+        for name, spec, conversion in parts:
+            if spec or conversion:  # filled by name only: {x:>9} would be printed as written
+                written = name + (f"!{conversion}" if conversion else "") + \
+                    (f":{spec}" if spec else "")
+                problems.append((field, f"placeholder {{{written}}} is not a plain name: a "
+                                 "launch placeholder takes no format or conversion"))
+            elif name not in known:
                 hint = ", ".join(sorted(STRING_FIELDS | ENGINE_FIELDS)) + \
                     ", or a formula or input name"
                 problems.append((field, f"unknown placeholder {{{name}}}; use one of {hint}"))
