@@ -12,6 +12,18 @@ from ..errors import InputError
 from ..pack_files import read_bounded
 
 MAX_CONFIG_BYTES = 5_000_000
+MAX_NUMBER_DIGITS = 40  # as in a pack: no figure a model is sized with comes near it
+
+
+class _LongNumber(ValueError):
+    """An integer too long to be a figure (Python would refuse 4,300 digits, telling the
+    user to call sys.set_int_max_str_digits())."""
+
+
+def _integer(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise _LongNumber(len(text.lstrip("-")))
+    return int(text)
 
 
 def read_config(path: str | Path) -> dict[str, Any]:
@@ -25,9 +37,12 @@ def read_config(path: str | Path) -> dict[str, Any]:
     except ValueError as exc:
         raise InputError(f"{path} {exc}; a config.json is a small file") from None
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"), parse_int=_integer)
     except RecursionError:
         raise InputError(f"{path}: JSON nested too deeply for a config.json") from None
+    except _LongNumber as exc:
+        raise InputError(f"{path}: a number with {exc.args[0]:,} digits is too long for a "
+                         f"config.json (at most {MAX_NUMBER_DIGITS})") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise InputError(f"{path}: not a JSON config: {exc}") from None
     if not isinstance(data, dict):
