@@ -21,9 +21,18 @@ class Problem(NamedTuple):
     def __str__(self) -> str:
         where = ""
         if self.file:
-            where = self.file + (f":{self.line}" if self.line else "") + ": "
-        field = f"{self.field}: " if self.field else ""
+            where = _legible(self.file) + (f":{self.line}" if self.line else "") + ": "
+        field = f"{_legible(self.field)}: " if self.field else ""
         return f"{where}{field}{self.message}"
+
+
+def _legible(text: str) -> str:
+    """``text`` (a file name or a pack's key, as written) with every character a terminal
+    would not show as itself escaped: a zero-width space (``\\u200b``) would hide, a
+    right-to-left override reorder the rest of the line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class FitproofError(Exception):
