@@ -56,6 +56,9 @@ def _problems(question: Question, graph: FormulaGraph) -> list[tuple[str, str]]:
         found.append(("input", f"no scenario input is called {d.input!r}"))
     if d.input is not None and d.highest is None and d.highest_field is None:
         found.append(("highest", "an input question needs highest or highest_field"))
+    if d.highest is not None and d.lowest > d.highest:
+        found.append(("lowest", f"lowest {d.lowest:,} is above highest {d.highest:,}: "
+                                "there is nothing to search"))
     fields = known_field_names()
     if d.highest_field is not None and f"model.{d.highest_field}" not in fields:
         found.append(("highest_field", f"model packs have no field {d.highest_field!r}"))

@@ -106,7 +106,8 @@ def _input_answer(registry: Registry, question: Question, base: Scenario
                 high = min(v for v in tried if low < v <= high and not tried[v][0])
     holding = sorted(v for v, (ok, _, _) in tried.items() if ok)
     if not holding:
-        first = min(tried) if largest else max(tried)
+        # nothing tried: the range is empty (lowest above a model's own highest_field)
+        first = (min(tried) if largest else max(tried)) if tried else lowest
         what = f"{name} {first:,}" if tried else f"any {name}"
         failing = tried[first][1] if tried else None
         detail = _detail(registry, tried[first][2], failing, what) if failing and tried else ""
