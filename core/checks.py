@@ -10,7 +10,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Iterable, Sequence
 
-from .errors import Problem
+from .errors import InputError, Problem
+from .input_checks import checked_input
 from .launch import template_problems
 from .message_format import placeholders
 from .message_format import problems as message_problems
@@ -213,6 +214,29 @@ def check_measurements(loaded: Sequence[LoadedPack]) -> list[Problem]:
     return problems
 
 
+def check_inputs(loaded: Sequence[LoadedPack]) -> list[Problem]:
+    """Every input's range holds a value, and its default is in it (else the default is
+    refused as if the user had typed it, with no file:line)."""
+    problems = []
+    for pack in (p for p in loaded if p.kind == "inputs"):
+        for name, definition in pack.obj.inputs.items():
+            low, high = definition.minimum, definition.maximum
+            if low is not None and high is not None and low > high:
+                field, message = "minimum", f"minimum {low:g} is above maximum {high:g}"
+            elif definition.default is None:
+                continue
+            else:
+                try:
+                    checked_input(name, definition.default, definition)
+                    continue
+                except InputError as exc:
+                    field, message = "default", str(exc)
+            problems.append(Problem(message, pack.path,
+                                    pack.obj.pack.line_of("inputs", name, field),
+                                    f"inputs.{name}.{field}"))
+    return problems
+
+
 def check_block_types(loaded: Sequence[LoadedPack]) -> list[Problem]:
     """Every block type a format names exists, and a format with tensors covers every
     tensor class (directly, or through its fallbacks)."""
@@ -289,6 +313,7 @@ CHECKS: tuple[tuple[str, Check], ...] = (
     ("aliases", check_aliases),
     ("launch-templates", check_launch_templates),
     ("profiles", check_profiles),
+    ("inputs", check_inputs),
     ("block-types", check_block_types),
     ("measurements", check_measurements),
     ("checkpoint-formats", check_checkpoint_formats),
