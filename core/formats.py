@@ -79,7 +79,9 @@ class Formats:
             text = fmt.render(value, options)
         except FitproofError:
             raise
-        except Exception as exc:
+        # a plugin's renderer must not end the command with a traceback or an exit code
+        # of its own, even one that calls sys.exit() or raises KeyboardInterrupt
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
             if fmt.origin == "fitproof":
                 raise
             raise InputError(f"output format {name!r} from plugin {fmt.origin!r} failed: "
