@@ -28,6 +28,8 @@ def write_pack(text: str, out_dir: str | Path, pack_id: str, *, force: bool = Fa
     if not pack_id or not set(pack_id) <= _ID_CHARS or pack_id[0] in "._-":
         raise InputError(f"--id {pack_id!r}: use lower-case letters, digits, '.', '_' and '-'")
     folder = Path(out_dir)
+    if folder.exists() and not folder.is_dir():  # mkdir would say 'File exists'
+        raise InputError(f"{folder}: --out must be a folder")
     path = folder / f"{pack_id}.yaml"
     try:  # checked before it is written: the problems name the pack it would have been
         load_pack(PackSource(f"{path} (not written)", "import", pack_id, text.encode("utf-8")))
