@@ -209,8 +209,10 @@ def _hardware_answer(registry: Registry, question: Question, base: Scenario,
                      ) -> tuple[tuple[Scenario, float, str], Binding, int]:
     d = question.definition
     assert d.speed is not None
-    if min_speed is None or not min_speed > 0:
+    if min_speed is None:
         raise InputError(f"{question.name} needs the speed to reach: --min-decode TPS")
+    if not min_speed > 0:  # NaN too
+        raise InputError(f"--min-decode must be more than 0 tokens per second (got {min_speed:g})")
     offers = _offers(registry, question, base, rent)
     if not offers:
         raise InputError("no accelerator in the library has a "
