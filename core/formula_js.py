@@ -82,7 +82,9 @@ def js_function(tree: list[Any]) -> str:
 
 
 def _object(entries: Iterable[tuple[str, str]], indent: str = "  ") -> str:
-    body = ",\n".join(f"{indent}{json.dumps(key)}: {value}" for key, value in entries)
+    # computed keys: a pack's name "__proto__" is then a property like any other, where
+    # a literal "__proto__": key would set the object's prototype instead
+    body = ",\n".join(f"{indent}[{json.dumps(key)}]: {value}" for key, value in entries)
     return "{\n" + body + "\n" + indent[:-2] + "}"
 
 

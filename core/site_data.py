@@ -106,11 +106,14 @@ def site_data(registry: Registry) -> dict[str, Any]:
 
 def data_script(data: Any) -> str:
     """``data`` as a script defining ``FITPROOF_DATA`` (pages opened from disk cannot
-    ``fetch`` a JSON file, but they can load a script)."""
+    ``fetch`` a JSON file, but they can load a script). The JSON is parsed with
+    ``JSON.parse``, not read as an object literal, so every name in it is an own property
+    (a literal's ``"__proto__"`` key would set a prototype)."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    literal = json.dumps(text, ensure_ascii=False)  # a JSON string is a JavaScript string
     # nothing in the data may close the script element it is inlined in, or start a comment
-    text = text.replace("</", "<\\/").replace("<!--", "<\\!--")
-    return f"var FITPROOF_DATA = {text};\n"
+    literal = literal.replace("</", "<\\/").replace("<!--", "<\\!--")
+    return f"var FITPROOF_DATA = JSON.parse({literal});\n"
 
 
 def formulas_script(data: Any) -> str:

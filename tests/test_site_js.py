@@ -191,3 +191,30 @@ def test_an_unknown_node_is_refused_not_guessed():
         js_expression(["binary", "<<", ["num", 1.0], ["num", 2.0]])
     # names are quoted as JSON strings: a hostile name cannot break out of the lookup
     assert js_expression(["ref", 'x"]; alert(1); //']) == 'e["x\\"]; alert(1); //"]'
+
+
+def test_pack_names_that_are_javascript_object_keys_evaluate_as_in_python(tmp_path):
+    """A formula a pack names __proto__ or constructor is a value like any other in the
+    browser (an object literal's "__proto__": key would set a prototype instead; formulas
+    cannot refer to a name with a leading underscore, but such a formula is still shown)."""
+    from .conftest import write_pack
+
+    write_pack(tmp_path, "names.yaml", (
+        "kind: formulas\nid: names\nformulas:\n"
+        "  __proto__:\n    expr: 2 * total_gib\n    unit: GiB\n    description: twice the total\n"
+        "  constructor:\n    expr: total_gib + 1\n    unit: GiB\n    description: one more\n"))
+    registry = fitproof.load_registry([tmp_path], plugins=False)
+    data = site_data(registry)
+    folder = tmp_path / "site"
+    folder.mkdir()
+    (folder / "data.js").write_text(data_script(data), encoding="utf-8")
+    (folder / "formulas.js").write_text(formulas_script(data), encoding="utf-8")
+    runtime = files("fitproof").joinpath("site_assets", "fitproof-runtime.js")
+    (folder / "runtime.js").write_text(runtime.read_text(encoding="utf-8"), encoding="utf-8")
+    scenario = SnapshotModel(data).resolve({"model": "llama-3.1-8b", "hardware": "rtx-4090"}, {})
+    python = SnapshotModel(data).evaluate(scenario).quantities
+    js = run_node(folder, [as_js(scenario)])[0]["quantities"]
+    assert python["__proto__"].value == pytest.approx(2 * python["total_gib"].value)
+    assert js["__proto__"] == pytest.approx(python["__proto__"].value)
+    assert js["constructor"] == pytest.approx(python["constructor"].value)
+    assert js["total_gib"] == pytest.approx(python["total_gib"].value)

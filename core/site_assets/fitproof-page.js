@@ -335,7 +335,7 @@
     if (pickOf) {  // a pick's quantity: its formula, evaluated with the pick's figures
       var chosen = current.result.chosen[pickOf[0]];
       var value = env[name];
-      env = chosen >= 0 ? model.candidateEnv(pickOf[0], chosen, env, bound) : Object.assign({}, env);
+      env = chosen >= 0 ? model.candidateEnv(pickOf[0], chosen, env, bound) : Object.assign(Object.create(null), env);
       data.selections[pickOf[0]].picked[pickOf[1]].forEach(function (f) {
         env[f] = window.R.finite(compiled.formulas[f](env));
       });

@@ -202,7 +202,7 @@
   };
 
   FitproofModel.prototype.row = function (scenario, bound) {
-    var data = this.data, env = {};
+    var data = this.data, env = Object.create(null);  // every pack name an own value
     Object.keys(scenario.inputs).forEach(function (name) { env[name] = value(scenario.inputs[name]); });
     Object.keys(data.fields).forEach(function (namespace) {
       var entity = bound[namespace];
@@ -222,7 +222,7 @@
   FitproofModel.prototype.candidateEnv = function (name, index, env, bound) {
     var data = this.data, selection = data.selections[name];
     var candidate = data.collections[selection.collection][index];
-    var child = Object.assign({}, env);
+    var child = Object.assign(Object.create(null), env);
     selection.namespaces.forEach(function (namespace) {
       var entity = data.entities[candidate.entities[namespace]];
       selection.fields[namespace].forEach(function (field) {
@@ -295,7 +295,7 @@
     var bound = this.bound(scenario);
     var env = this.row(scenario, bound);
     var family = data.models[scenario.model].family;
-    var chosen = {}, picks = {};
+    var chosen = Object.create(null), picks = Object.create(null);
     for (var i = 0; i < data.order.length; i++) {
       var name = data.order[i];
       if (f.formulas[name]) {
@@ -329,7 +329,7 @@
 
   /* A scenario with the preset's choices and inputs, then what ``overrides`` sets. */
   FitproofModel.prototype.scenario = function (overrides) {
-    var data = this.data, preset = data.preset, scenario = {inputs: {}};
+    var data = this.data, preset = data.preset, scenario = {inputs: Object.create(null)};
     SELECTORS.forEach(function (key) { scenario[key] = preset.choices[key]; });
     Object.keys(data.inputs).forEach(function (name) {
       var given = preset.inputs[name];

@@ -19,7 +19,7 @@ const model = new context.FitproofModel(data, formulas);
 const scenarios = JSON.parse(fs.readFileSync(0, "utf8"));
 const results = scenarios.map((scenario) => {
   const result = model.evaluate(scenario);
-  const quantities = {};
+  const quantities = Object.create(null);  // a quantity may be named __proto__
   for (const name of data.shown) {
     const v = result.env[name];
     quantities[name] = Number.isFinite(v) ? v : null;
