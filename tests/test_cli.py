@@ -208,6 +208,15 @@ def test_packs_show(capsys):
     assert "memory_bandwidth_gbs: 936" in out
 
 
+def test_packs_show_names_no_line_for_a_field_the_file_leaves_out(capsys):
+    """A field at its default is not written in the file: it is listed last, as the default,
+    not at line 1 (where the file says ``kind:``)."""
+    code, out, _ = run(capsys, "packs", "show", "rtx-3090")
+    assert code == 0 and "(line 1)" not in out
+    assert out.splitlines()[-1] == "  unverified: false  (default)"
+    assert "  memory_bandwidth_gbs: 936  (line " in out
+
+
 @pytest.mark.parametrize("name, shown", [
     ("serving", "workload inference:"),      # every kind whose packs have aliases
     ("LLAMA-SERVER", "engine llama.cpp:"),   # case ignored, as names are resolved

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import attrs
@@ -54,15 +55,18 @@ def render_show(view: PackView) -> str:
              f"  from:   {pack.origin}",
              *precedence(pack)]
     obj = pack.obj
-    rows = []
+    rows: list[tuple[float, str]] = []
     for field in attrs.fields(type(obj)):
         if field.name in ("pack", "id", "kind", "name", "override"):
             continue
         value = getattr(obj, field.name)
         if value in (None, (), {}, ""):
             continue
-        line = obj.pack.line_of(field.name)
-        rows.append((line, f"  {field.name}: {_short(value)}  (line {line})"))
+        line = obj.pack.lines.get((field.name,))
+        if line is None:  # not in the file: its default, after the fields the file writes
+            rows.append((math.inf, f"  {field.name}: {_short(value)}  (default)"))
+        else:
+            rows.append((line, f"  {field.name}: {_short(value)}  (line {line})"))
     lines.extend(text for _, text in sorted(rows, key=lambda r: r[0]))
     return "\n".join(lines)
 
