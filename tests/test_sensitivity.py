@@ -102,3 +102,78 @@ def test_a_condition_has_no_elasticity(capsys):
     assert (code, out) == (2, "")
     assert err == ("fitproof: error: --sensitivity needs a numeric formula; fits_in_memory is "
                    "a yes/no condition\n")
+
+
+@pytest.fixture(scope="module")
+def decode_sensitivity(registry):
+    from fitproof import api
+
+    resolved = api.scenario(registry, model="llama-3.1-8b", hardware="rtx-4090")
+    return api.explain(registry, resolved, "decode_tps", 0, sensitivity=True)
+
+
+def _shown(row) -> str:
+    from fitproof.numbers import format_number
+
+    return format_number(row.value) + ("" if row.unit in ("1", "") else f" {row.unit}")
+
+
+def _grouped(rows) -> list[tuple[str, list]]:
+    """The rows under each group's title, the groups in the order they first appear."""
+    from fitproof.renderers.sensitivity import GROUP_TITLES
+
+    groups: dict[str, list] = {}
+    for row in rows:
+        groups.setdefault(row.group, []).append(row)
+    return [(GROUP_TITLES[group], found) for group, found in groups.items()]
+
+
+def test_text_shows_every_row_under_its_group(decode_sensitivity):
+    from fitproof.renderers import sensitivity
+
+    root, rows = decode_sensitivity.derivation, decode_sensitivity.sensitivity
+    assert len(rows) > 5 and len({r.group for r in rows}) >= 3
+    lines = sensitivity.render_text(root, rows).splitlines()
+    assert lines[:2] == ["", "Sensitivity of decode_tps: d ln decode_tps / d ln x at this "
+                             "scenario"]
+    assert lines[2].startswith(f"  decode_tps moves {abs(rows[0].elasticity):.2f}:1 with "
+                               f"{rows[0].name} here")
+    expected = []
+    for title, group in _grouped(rows):
+        expected.append([title])
+        expected += [[r.name, f"{r.elasticity:+.2f}", *_shown(r).split(), str(r.at)]
+                     for r in group]
+    assert [line.split() if line.startswith("    ") else [line.strip()]
+            for line in lines[3:]] == expected
+    # the explain command prints the derivation, then this table
+    from fitproof import api
+
+    shown = api.render("derivation", decode_sensitivity, plugins=False, depth=0)
+    assert shown.endswith("\n" + "\n".join(lines))
+
+
+def test_markdown_latex_and_json_show_every_row(decode_sensitivity):
+    from fitproof.renderers import sensitivity
+
+    root, rows = decode_sensitivity.derivation, decode_sensitivity.sensitivity
+    markdown = sensitivity.render_markdown(root, rows).splitlines()
+    table = markdown.index("| group | name | elasticity | value | source |")
+    assert markdown[:table] == ["", "**Sensitivity of `decode_tps`** (d ln decode_tps / d ln x)",
+                                "", markdown[3], ""]
+    assert markdown[3].startswith(f"decode_tps moves {abs(rows[0].elasticity):.2f}:1 with ")
+    assert markdown[table + 1:] == ["|---|---|---:|---:|---|", *(
+        f"| {title} | `{r.name}` | {r.elasticity:+.2f} | {_shown(r)} | `{r.at}` |"
+        for title, group in _grouped(rows) for r in group)]
+
+    def tex(text: str) -> str:
+        return text.replace("_", "\\_").replace("%", "\\%")
+
+    latex = sensitivity.render_latex(root, rows).splitlines()
+    assert latex[:4] == ["\\begin{tabular}{lrr}",
+                         "  \\multicolumn{3}{l}{Sensitivity of \\texttt{decode\\_tps}} \\\\",
+                         "  name & elasticity & value \\\\", "  \\hline"]
+    assert latex[4:] == [*(f"  \\texttt{{{tex(r.name)}}} & {r.elasticity:+.2f} & "
+                           f"{tex(_shown(r))} \\\\" for r in rows), "\\end{tabular}"]
+    assert sensitivity.to_list(rows) == [
+        {"name": r.name, "elasticity": r.elasticity, "value": r.value, "unit": r.unit,
+         "group": r.group, "kind": r.kind, "source": str(r.at)} for r in rows]

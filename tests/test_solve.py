@@ -270,3 +270,46 @@ def test_hardware_without_a_datasheet_is_said_to_be_unverified(capsys):
     assert code == 0 and "Mac Studio M4 Ultra 256GB no tiene una hoja de datos pública" in out
     code, out, _ = cli(capsys, "report", "--on", "rtx-4090")
     assert "no public datasheet" not in out
+
+
+@pytest.mark.parametrize("question, choices, given, options", [
+    ("max-context", {"model": "llama-3.1-70b", "hardware": "rtx-4090", "inputs": {"gpus": 2}},
+     ["gpus"], {}),
+    ("cheapest", {"model": "llama-3.1-70b"}, [], {"min_speed": 20}),
+    ("cheapest", {"model": "llama-3.1-70b"}, [], {"min_speed": 30, "rent": True}),
+])
+def test_text_is_the_answer_its_binding_and_its_derivation_line_by_line(registry, question,
+                                                                        choices, given,
+                                                                        options):
+    from fitproof import api
+    from fitproof.renderers import explain
+
+    view = api.solve(registry, question, api.scenario(registry, **choices), given=given,
+                     **options)
+    lines = api.render("solve", view, registry=registry).splitlines()
+    if view.unit == "tokens":
+        answer = f"{view.value:,} tokens"
+    elif view.unit == "USD":
+        answer = f"${view.value:,.0f}"
+    else:
+        answer = f"${view.value:g}/hour"
+    assert lines[0].startswith(f"{question} = {answer}  ") and lines[0].endswith(view.at)
+    s, b = view.scenario, view.binding
+    gpus = int(s.inputs.get("gpus", 1))
+    expected = [f"  {view.description}"]
+    if view.label is not None:
+        expected.append(f"  {'rent' if options.get('rent') else 'buy'} {view.label}: "
+                         f"{view.target}")
+    expected += [f"  for {s.model} on {f'{gpus}x ' if gpus > 1 else ''}{s.hardware} "
+                 f"({s.engine}, {s.quant}, KV {s.kv}, context {int(s.inputs['context']):,}, "
+                 f"batch {int(s.inputs['batch'])})",
+                 f"  bound by: {b.constraint} — {b.description}  ({b.at})", f"    {b.detail}",
+                 f"  searched {view.evaluated:,} scenarios", ""]
+    assert lines[1:1 + len(expected)] == expected
+    tree = lines[1 + len(expected):]
+    assert tree == explain.render_text(view.derivation, 1).splitlines()
+    assert [line.split(" = ")[0].strip() for line in tree if " = " in line and not
+            line.lstrip().startswith("=")] == [d.name for depth, d in view.derivation.walk()
+                                               if depth <= 1]
+    deeper = api.render("solve", view, registry=registry, depth=0).splitlines()
+    assert deeper[len(expected) + 1:] == explain.render_text(view.derivation, 0).splitlines()

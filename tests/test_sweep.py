@@ -122,3 +122,39 @@ def test_the_api_returns_columns_with_units(registry):
     assert view.data["context"] == [8192, 131072]
     assert view.data["verdict"] == ["fits", "tight"]
     assert not math.isnan(view.data["decode_tps"][0])
+
+
+def test_text_shows_every_row_of_the_csv_to_two_decimals(capsys):
+    _, text, _ = sweep(capsys, "--context", "4K,32K", "--format", "text")
+    _, table, _ = sweep(capsys, "--context", "4K,32K")
+    rows = list(csv.reader(io.StringIO(table)))
+    header, rows = rows[0], rows[1:]
+    lines = text.splitlines()
+    assert len(rows) == 18 and len(lines) == 2 + len(rows)
+    assert lines[0].split() == [name.split(" [")[0] for name in header]
+    assert [set(rule) for rule in lines[1].split()] == [{"-"}] * len(header)
+    for line, row in zip(lines[2:], rows):
+        assert row[-1] == ""  # no error: every cell is one word, the last one empty
+        cells = line.split()
+        assert len(cells) == len(row) - 1, line
+        for shown, value in zip(cells, row):
+            try:
+                number = float(value)
+            except ValueError:
+                assert shown == value
+            else:
+                assert float(shown) == pytest.approx(round(number, 2), abs=1e-9), (shown, value)
+
+
+def test_text_wraps_the_reason_a_combination_cannot_be_evaluated(capsys):
+    _, text, _ = sweep(capsys, "--quant", "MXFP4_MOE", "--format", "text")
+    _, table, _ = sweep(capsys, "--quant", "MXFP4_MOE")
+    rows = list(csv.DictReader(io.StringIO(table)))
+    words = " ".join(text.split())
+    starts = [line.split()[:3] for line in text.splitlines()[2:] if not line.startswith(" ")]
+    assert starts == [[r["model"], r["hardware"], r["quant"]] for r in rows]
+    for row in rows:
+        if row["error"]:
+            assert " ".join(row["error"].split()) in words
+            assert f"{row['quant']} {row['context']} {row['batch']} {row['gpus']} " \
+                   + " ".join(["n/a"] * 4) in words

@@ -94,3 +94,74 @@ def test_readme_shows_the_current_table(capsys, profile):
     table = capsys.readouterr().out.split("\nWorst cases")[0].strip()
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     assert table in readme
+
+
+def _accuracy_tables(result):
+    """The group rows and the worst cases as the tables show them, read off the scores."""
+    def percent(value):
+        return "n/a" if value is None else f"{value * 100:.1f} %"
+
+    def ratio(value):
+        return "n/a" if value is None else f"{value:.2f}"
+
+    groups = [[*g.group, f"{g.count}" + (f" (+{g.unknown} n/a)" if g.unknown else ""),
+               percent(g.mape), percent(g.median_ape), ratio(g.median_ratio)]
+              for g in result.groups]
+    worst = [[s.row.metric, s.row.model, s.row.hardware, s.row.quant, f"{s.predicted:.1f}",
+              f"{s.row.value:g}", ratio(s.ratio), s.location] for s in result.worst()]
+    return groups, worst
+
+
+@pytest.mark.parametrize("group_by", [(), ("device", "engine")])
+def test_validate_text_shows_every_group_and_worst_case(registry, group_by):
+    import re
+
+    from fitproof import api
+
+    result = api.accuracy(registry, group_by)
+    groups, worst = _accuracy_tables(result)
+    assert len(groups) >= 2 and len(worst) == 5
+    lines = api.render("accuracy", result, registry=registry).splitlines()
+
+    def cells(line):
+        return re.split(r"\s{2,}", line.strip())
+
+    title = (f"Accuracy of the {result.profile} profile against {len(result.rows)} public "
+             "measurements")
+    assert lines[:2] == [title, "=" * len(title)]
+    assert cells(lines[2]) == ["metric", *group_by, "rows", "MAPE", "median APE",
+                               "median pred/meas"]
+    assert [cells(line) for line in lines[4:4 + len(groups)]] == groups
+    at = 4 + len(groups)
+    assert lines[at:at + 3] == ["", "Worst cases", "-----------"]
+    assert cells(lines[at + 3]) == ["metric", "model", "hardware", "quant", "predicted",
+                                    "measured", "pred/meas", "row"]
+    assert [cells(line) for line in lines[at + 5:at + 5 + len(worst)]] == worst
+    assert " ".join(lines[at + 5 + len(worst):]).startswith("Each row cites its source; ")
+    assert " ".join(lines[at + 5 + len(worst):]).endswith(" left out of the fit.")
+
+
+@pytest.mark.parametrize("group_by", [(), ("device",)])
+def test_validate_markdown_shows_every_group_and_worst_case(registry, group_by):
+    from fitproof import api
+    from fitproof.renderers.blocks import _md
+
+    result = api.accuracy(registry, group_by)
+    groups, worst = _accuracy_tables(result)
+
+    def row(cells):
+        return "| " + " | ".join(_md(cell) for cell in cells) + " |"
+
+    lines = api.render("accuracy", result, "markdown", registry=registry).splitlines()
+    assert lines[:2] == [f"# Accuracy of the {result.profile} profile against "
+                         f"{len(result.rows)} public measurements", ""]
+    header = ["metric", *group_by, "rows", "MAPE", "median APE", "median pred/meas"]
+    assert lines[2:4 + len(groups)] == [
+        row(header), "|" + "|".join(["---"] * (1 + len(group_by)) + ["---:"] * 4) + "|",
+        *map(row, groups)]
+    at = 4 + len(groups)
+    assert lines[at:at + 5 + len(worst) + 1] == [
+        "", "## Worst cases", "",
+        row(["metric", "model", "hardware", "quant", "predicted", "measured", "pred/meas",
+             "row"]), "|---|---|---|---|---:|---:|---:|---|", *map(row, worst), ""]
+    assert lines[at + 6 + len(worst):] == [lines[-1]] and lines[-1].startswith("Each row ")
