@@ -220,3 +220,34 @@ def test_every_corpus_file_is_a_case():
     unused = {f for f in files - {"cases.yaml"}
               if not any(f == u or f.startswith(u + "/") for u in used)}
     assert not unused
+
+
+# the corpus's pack cases that estimate loads from one file of their own (no set-up, no plugin)
+PACK_CASES = [c for c in CASES if c["class"] in PACK_CLASSES and "setup" not in c
+              and "plugins" not in c and "xfail" not in c and "path" in c
+              and (HOSTILE / c["path"]).is_file()
+              and c["argv"][:4] == ["estimate", "--no-plugins", "--pack-dir", "{path}"]]
+
+
+def _problems(out: str, err: str) -> list[str]:
+    """The problem lines a command printed (estimate: standard error under its header;
+    validate: its output less the per-file verdict and the summary)."""
+    lines = [line.strip() for line in (err + out).splitlines() if line.strip()]
+    return [line for line in lines if LOCATED.match(line) or line.startswith("/")
+            if not line.endswith(": ok") and " ok (" not in line]
+
+
+@pytest.mark.parametrize("case", PACK_CASES, ids=[f"{c['class']}/{c['id']}" for c in PACK_CASES])
+def test_packs_validate_and_estimate_agree_on_the_corpus(case, tmp_path, monkeypatch, capsys):
+    """Issue 14: ``packs validate FILE`` and ``estimate --pack-dir FILE`` judge every pack of
+    the corpus alike: both accept it, or both refuse it with the same problem lines."""
+    monkeypatch.chdir(tmp_path)
+    path = _setup(case, tmp_path)
+    capsys.readouterr()
+    estimate, _ = _run(["estimate", "--no-plugins", "--pack-dir", str(path)])
+    estimated = capsys.readouterr()
+    validate, _ = _run(["packs", "validate", "--no-plugins", str(path)])
+    validated = capsys.readouterr()
+    assert (estimate == 1) == (validate == 1), (estimate, validate, validated.out[-1000:])
+    if estimate == 1:
+        assert _problems("", estimated.err) == _problems(validated.out, ""), case["id"]
