@@ -33,8 +33,8 @@ def _recommendations(registry: Registry) -> list[dict[str, str]]:
 
 
 def _launch(registry: Registry) -> dict[str, Any]:
-    """Each engine's launch template of the registry's profile (``launch.template_for``),
-    its conditions as parsed trees, and the facts its words are filled from."""
+    """Each engine's launch template of the registry's profile (``launch.template_for``)
+    with its conditions as parsed trees, and the names that are words, not numbers."""
     engines = {}
     for engine_id, engine in sorted(registry.engines.items()):
         template = template_for(registry, engine)
@@ -50,15 +50,9 @@ def _launch(registry: Registry) -> dict[str, Any]:
             "options": [{"text": part.text,
                          "when": tree_data(parse_formula(part.when).tree) if part.when else None}
                         for part in template.options]}
-    return {
-        "engines": engines, "string_fields": sorted(STRING_FIELDS),
-        "models": {i: {"id": m.id, "name": m.name, "hf_repo": m.hf_repo,
-                       "gguf_repo": m.gguf_repo, "checkpoint_format": m.checkpoint_format,
-                       "checkpoint_repos": dict(m.checkpoint_repos)}
-                   for i, m in sorted(registry.models.items())},
-        "quants": {i: {"size_basis": f.size_basis, "online_quantization": f.online_quantization}
-                   for i, (f, _) in sorted(registry.quant_formats.items())},
-    }
+    # the words are filled from the page's model and format facts (data.page) and the
+    # snapshot's (checkpoint format, size basis): nothing is copied here
+    return {"engines": engines, "string_fields": sorted(STRING_FIELDS)}
 
 
 def site_data(registry: Registry) -> dict[str, Any]:
@@ -82,14 +76,16 @@ def site_data(registry: Registry) -> dict[str, Any]:
     data["page"] = {
         "recommendations": recommendations,
         "models": {i: {"name": m.name, "family": m.family, "license": m.license,
-                       "hf_repo": m.hf_repo, "gguf_repo": m.gguf_repo, "source": m.pack.path}
+                       "hf_repo": m.hf_repo, "gguf_repo": m.gguf_repo, "source": m.pack.path,
+                       "checkpoint_repos": dict(m.checkpoint_repos)}
                    for i, m in sorted(registry.models.items())},
         "hardware": {i: {"name": h.name, "display": h.display_name, "vendor": h.vendor,
                          "memory_gb": h.memory_gb.value,
                          "bandwidth_gbs": h.memory_bandwidth_gbs.value,
                          "accelerator": i in registry.accelerators, "source": h.pack.path}
                      for i, h in sorted(registry.hardware.items())},
-        "quants": {i: {"label": f[0].label if hasattr(f[0], "label") else i}
+        "quants": {i: {"label": f[0].label if hasattr(f[0], "label") else i,
+                       "online_quantization": f[0].online_quantization}
                    for i, f in sorted(registry.quant_formats.items())},
         "kv": {i: {"name": getattr(k, "name", i)} for i, k in sorted(registry.kv_types.items())},
         "engines": {i: {"name": e.name, "kv_types": list(e.kv_types)}

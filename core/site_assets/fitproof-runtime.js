@@ -378,8 +378,19 @@
     });
   }
 
+  /* The model's and the format's facts a launch command reads: the page's (names,
+   * repositories, online quantization) and the snapshot's (checkpoint format, size basis). */
+  function launchFacts(data, scenario) {
+    var page = data.page.models[scenario.model], fmt = data.page.quants[scenario.quant] || {};
+    return {model: {id: scenario.model, name: page.name, hf_repo: page.hf_repo, gguf_repo: page.gguf_repo,
+                    checkpoint_repos: page.checkpoint_repos,
+                    checkpoint_format: data.models[scenario.model].checkpoint_format},
+            fmt: {size_basis: (data.quants[scenario.quant] || {}).size_basis,
+                  online_quantization: fmt.online_quantization}};
+  }
+
   function checkpointRepo(facts, scenario) {
-    var model = facts.models[scenario.model], fmt = facts.quants[scenario.quant] || {};
+    var model = facts.model, fmt = facts.fmt;
     if (Object.prototype.hasOwnProperty.call(model.checkpoint_repos, scenario.quant)) {
       return [model.checkpoint_repos[scenario.quant], ""];
     }
@@ -397,7 +408,7 @@
     var facts = this.data.launch, template = facts.engines[engineId];
     if (!template) return null;
     var conditions = this.f.launch[engineId];
-    var model = facts.models[scenario.model], repo = checkpointRepo(facts, scenario);
+    var known = launchFacts(this.data, scenario), model = known.model, repo = checkpointRepo(known, scenario);
     var kvName = Object.prototype.hasOwnProperty.call(template.kv_types, scenario.kv) ?
       template.kv_types[scenario.kv] : scenario.kv;
     var words = {"model.hf_repo": model.hf_repo || model.id, "model.gguf_repo": model.gguf_repo || "",
