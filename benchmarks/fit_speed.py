@@ -124,23 +124,28 @@ class Layout:
 
     def __init__(self, rows: Rows, keys: tuple[str, ...], kernel_name: str,
                  shared: tuple[str, ...], memory_name: str | None = None):
-        counts = Counter(rows.backend)
+        kernels = Counter(rows.kernel)
+        self.kernels = sorted(k for k, c in kernels.items() if c >= MIN_KERNEL_ROWS)
+        if not self.kernels:  # too few rows of any family: one factor for all
+            self.kernels = [kernels.most_common(1)[0][0]]
+        self.kernel_of = [k if k in self.kernels else None for k in rows.kernel]
+        # only rows the fit uses (a fitted kernel family) count towards a backend's own
+        # constants, and a 'default' group is fitted only if such rows fall into it
+        usable = [k is not None for k in self.kernel_of]
+        counts = Counter(b for b, use in zip(rows.backend, usable) if use)
         devices = defaultdict(set)
-        for backend, hardware in zip(rows.backend, rows.hardware):
-            devices[backend].add(hardware)
+        for backend, hardware, use in zip(rows.backend, rows.hardware, usable):
+            if use:
+                devices[backend].add(hardware)
         self.backends = sorted(b for b, c in counts.items()
                                if c >= MIN_BACKEND_ROWS and len(devices[b]) >= 2)
         if not self.backends:  # too few rows anywhere: one pooled set
             self.backends = ["default"]
         self.backend_of = [b if b in self.backends else self.backends[0] if len(self.backends) == 1
                            else "default" for b in rows.backend]
-        if "default" in self.backend_of and "default" not in self.backends:
+        if (any(b == "default" and use for b, use in zip(self.backend_of, usable))
+                and "default" not in self.backends):
             self.backends.append("default")
-        kernels = Counter(rows.kernel)
-        self.kernels = sorted(k for k, c in kernels.items() if c >= MIN_KERNEL_ROWS)
-        if not self.kernels:  # too few rows of any family: one factor for all
-            self.kernels = [kernels.most_common(1)[0][0]]
-        self.kernel_of = [k if k in self.kernels else None for k in rows.kernel]
         # memory families with enough rows on at least two devices get a factor relative to
         # the reference family; the others (and devices whose pack names none) get none
         self.memory_name = memory_name
@@ -185,8 +190,10 @@ class Layout:
                 out[i] = 1.0 if family is None else math.exp(theta[self.index[(key, family)]])
             elif key in self.shared:
                 out[i] = math.exp(theta[self.index[(key, "default")]])
-            else:
+            elif (key, self.backend_of[i]) in self.index:
                 out[i] = math.exp(theta[self.index[(key, self.backend_of[i])]])
+            else:  # a row the fit does not use, in a group no usable row formed
+                out[i] = math.nan
         return out
 
 
