@@ -59,7 +59,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import fitproof  # noqa: E402
-from fitproof.accuracy import measurement_scenarios  # noqa: E402
+from fitproof.accuracy import IDENTICAL_MOE_BATCH, measurement_scenarios, outside_model  # noqa: E402
 from fitproof.estimation import Batch  # noqa: E402
 
 MIN_BACKEND_ROWS = 5
@@ -97,13 +97,17 @@ class Rows:
         return Rows([item for item, keep in zip(self.items, mask) if keep])
 
 
-def load(registry) -> dict[tuple[str, str], Rows]:
-    """Every measurement row with its scenario's features, by (engine, metric)."""
+def load(registry, apart: bool = False) -> dict[tuple[str, str], Rows]:
+    """Every measurement row with its scenario's features, by (engine, metric): the rows whose
+    workload the profile models, or with ``apart`` the others (fitproof.accuracy.outside_model),
+    which fit no constant and are scored apart."""
     entries, scenarios = measurement_scenarios(registry)
     batch = Batch(registry, scenarios)
     columns = {name: batch.values(name) for name in COLUMNS}
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for i, (pack, index, row) in enumerate(entries):
+        if bool(outside_model(registry, row)) != apart:
+            continue
         scenario = scenarios[i]
         item = {name: (math.nan if columns[name][i] is None else columns[name][i])
                 for name in COLUMNS}
@@ -647,7 +651,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", action="store_true", help="print every row's held-out ratio")
     args = parser.parse_args(argv)
     registry = fitproof.load_registry().with_profile("measured")
-    data = load(registry)
+    data, outside = load(registry), load(registry, apart=True)
     engines = sorted(engine for engine in {e for e, _ in data} if _fittable(data, engine))
     blocks, fits = {}, {}
     for engine in engines:
@@ -681,6 +685,11 @@ def main(argv=None) -> int:
         print(HEADER)
         for metric, rows in sorted(rows_by_metric.items()):
             print(f"{metric:11s}  {'all':10s}  {summary(fit.predict(rows, metric) / rows.value)}")
+        for (e, metric), rows in sorted(outside.items()):
+            if e == engine:
+                print(f"Scored apart with these constants (never fitted on): {rows.n} {metric} rows "
+                      f"of {IDENTICAL_MOE_BATCH}\n{HEADER}\n"
+                      f"{metric:11s}  {'apart':10s}  {summary(fit.predict(rows, metric) / rows.value)}")
         blocks[engine] = pack_block(engine, fit, {k: v for k, v in data.items() if k[0] == engine},
                                     held, bands_of(rows_by_metric, held))
     for engine in sorted(set(registry.engines) - set(blocks)):

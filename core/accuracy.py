@@ -32,6 +32,34 @@ def _group_of(registry: Registry, row: MeasurementRow, group_by: Sequence[str]) 
     return (row.metric, *(values[key] for key in group_by))
 
 
+IDENTICAL_MOE_BATCH = (
+    "identical sequences of a mixture-of-experts model (their routers pick the same experts, "
+    "where fitproof's batch is of independent requests)")
+
+
+def outside_model(registry: Registry, row: MeasurementRow) -> str | None:
+    """Why the row's workload is not the scenario the profile models, or None if it is.
+
+    A batch of identical sequences (llama-batched-bench's) reads, in a mixture-of-experts
+    model, only the experts one sequence picks; fitproof's batch is of independent requests,
+    whose routers pick experts apart (``experts_touched_share``). Such rows are scored apart
+    and fit no constant."""
+    if row.sequences == "identical" and row.batch > 1:
+        experts = figure_value(getattr(registry.models[row.model], "num_experts", None))
+        if experts:
+            return IDENTICAL_MOE_BATCH
+    return None
+
+
+def _summaries(members: Sequence[Scored], group: tuple[str, ...]) -> GroupScore:
+    apes = [s.ape for s in members if s.ape is not None]
+    ratios = [s.ratio for s in members if s.ratio is not None]
+    return GroupScore(group, len(apes), len(members) - len(apes),
+                      statistics.mean(apes) if apes else None,
+                      statistics.median(apes) if apes else None,
+                      statistics.median(ratios) if ratios else None)
+
+
 def measurement_scenarios(registry: Registry) -> tuple[
         list[tuple[MeasurementPack, int, MeasurementRow]], list[Scenario]]:
     """Every row of the loaded measurement packs, and the scenario it was measured in."""
@@ -63,16 +91,12 @@ def score(registry: Registry, group_by: Sequence[str] = ()) -> Accuracy:
     columns = {metric: batch.values(metric) for metric in {row.metric for _, _, row in entries}}
     scored = tuple(
         Scored(row, pack.pack.at("rows", index), _group_of(registry, row, group_by),
-               columns[row.metric][i])
+               columns[row.metric][i], outside_model(registry, row))
         for i, (pack, index, row) in enumerate(entries))
-    groups = []
-    for group in sorted({s.group for s in scored}):
-        members = [s for s in scored if s.group == group]
-        apes = [s.ape for s in members if s.ape is not None]
-        ratios = [s.ratio for s in members if s.ratio is not None]
-        groups.append(GroupScore(
-            group, len(apes), len(members) - len(apes),
-            statistics.mean(apes) if apes else None,
-            statistics.median(apes) if apes else None,
-            statistics.median(ratios) if ratios else None))
-    return Accuracy(registry.profile, tuple(group_by), scored, tuple(groups))
+    modelled = [s for s in scored if s.outside is None]
+    groups = tuple(_summaries([s for s in modelled if s.group == group], group)
+                   for group in sorted({s.group for s in modelled}))
+    apart = tuple(_summaries([s for s in scored if (s.row.metric, s.outside) == key], key)
+                  for key in sorted({(s.row.metric, s.outside) for s in scored
+                                     if s.outside is not None}))
+    return Accuracy(registry.profile, tuple(group_by), scored, groups, apart)

@@ -71,6 +71,7 @@ class Scored:
     location: str
     group: tuple[str, ...]
     predicted: float | None
+    outside: str | None = None  # why the profile's scenario is not the row's workload
 
     @property
     def ratio(self) -> float | None:
@@ -98,9 +99,11 @@ class Accuracy:
     group_by: tuple[str, ...]
     rows: tuple[Scored, ...]
     groups: tuple[GroupScore, ...]
+    # rows whose workload the profile's scenario does not describe, scored apart by reason
+    outside: tuple[GroupScore, ...] = ()
 
     def worst(self, n: int = 5) -> list[Scored]:
-        known = [s for s in self.rows if s.ape is not None]
+        known = [s for s in self.rows if s.ape is not None and s.outside is None]
         return sorted(known, key=lambda s: s.ape or 0.0, reverse=True)[:n]
 
 

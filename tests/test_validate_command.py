@@ -20,7 +20,7 @@ def test_validate_scores_every_measurement_by_its_scenario(capsys):
     registry = fitproof.load_registry(plugins=False)
     rows = [row for pack in registry.measurements.values() for row in pack.rows]
     assert len(data["rows"]) == len(rows) >= 14
-    assert sum(g["count"] + g["unknown"] for g in data["groups"]) == len(rows)
+    assert sum(g["count"] + g["unknown"] for g in data["groups"] + data["outside"]) == len(rows)
     # each prediction is the estimate of the row's scenario: a decode row at its depth and
     # generated tokens, a row run through another backend than its pack's, a prefill row
     decode = next(i for i, r in enumerate(rows) if r.metric == "decode_tps" and r.prompt)
@@ -41,10 +41,46 @@ def test_validate_scores_every_measurement_by_its_scenario(capsys):
     for group in data["groups"]:
         members = [r for r in data["rows"]
                    if [r["metric"], "unified" if registry.hardware[r["hardware"]].unified_memory
-                       else "discrete"] == group["group"] and r["ratio"] is not None]
+                       else "discrete"] == group["group"] and r["ratio"] is not None
+                   and r["outside"] is None]
         apes = sorted(abs(r["ratio"] - 1) for r in members)
         assert group["count"] == len(apes)
         assert group["mape"] == pytest.approx(sum(apes) / len(apes))
+
+
+def test_identical_sequences_of_a_moe_model_are_scored_apart(capsys):
+    """llama-batched-bench's sequences are copies: a MoE model's routers pick the same experts
+    for all of them, which is not fitproof's batch of independent requests. Its batched MoE
+    rows are scored apart and fit nothing; its dense and single-sequence rows are scored."""
+    assert main(["validate", "--no-plugins", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    registry = fitproof.load_registry(plugins=False)
+    apart = [r for r in data["rows"] if r["outside"]]
+    assert apart and {r["metric"] for r in apart} == {"decode_tps"}
+    for shown in apart:
+        assert registry.models[shown["model"]].num_experts.value > 1
+    rows = {(pack, i): row for pack in registry.measurements.values()
+            for i, row in enumerate(pack.rows)}
+    identical = [row for row in rows.values() if row.sequences == "identical"]
+    moe_batched = [row for row in identical if row.batch > 1
+                   and getattr(registry.models[row.model], "num_experts", None)]
+    assert len(apart) == len(moe_batched) < len(identical)
+    dense_batched = next(r for r in data["rows"] if r["model"] == "qwen2.5-7b-instruct"
+                         and r["hardware"] == "dgx-spark" and "batch 2 " not in r["row"])
+    assert dense_batched["outside"] is None
+    [group] = data["outside"]
+    assert group["metric"] == "decode_tps" and group["count"] == len(apart)
+    assert group["reason"].startswith("identical sequences of a mixture-of-experts model")
+    apes = sorted(abs(r["ratio"] - 1) for r in apart)
+    assert group["mape"] == pytest.approx(sum(apes) / len(apes))
+    # the headline table leaves them out, and says so under it
+    assert main(["validate", "--no-plugins"]) == 0
+    out = capsys.readouterr().out
+    decode = next(g for g in data["groups"] if g["group"] == ["decode_tps"])
+    assert decode["count"] + decode["unknown"] + len(apart) == sum(
+        1 for r in data["rows"] if r["metric"] == "decode_tps")
+    assert f"Scored apart, outside the modelled workload: {len(apart)} decode_tps rows of" in out
+    assert "identical sequences of a\nmixture-of-experts model" in out
 
 
 def test_validate_text_table(capsys):
@@ -70,6 +106,8 @@ BAD = """\
     ("rtx-4090", "fast", ", source: 'https://example.org/x'",
      "bad.yaml:6: rows.0.value: must be a number"),
     ("rtx-4090", "100", "", "bad.yaml:5: rows.0: missing required field 'source'"),
+    ("rtx-4090", "100", ", source: 'https://example.org/x', sequences: same",
+     "bad.yaml:6: rows.0.sequences: must be one of \"independent\", \"identical\" (got \"same\")"),
 ])
 def test_a_bad_measurement_row_is_refused_with_file_and_line(tmp_path, capsys, hardware,
                                                                value, source, message):
@@ -112,6 +150,16 @@ def _accuracy_tables(result):
     return groups, worst
 
 
+def _apart(result):
+    """The sentences under the table, one per kind of row scored apart."""
+    def percent(value):
+        return f"{value * 100:.1f} %"
+
+    return [f"Scored apart, outside the modelled workload: {g.count} {g.group[0]} rows of "
+            f"{g.group[1]}; MAPE {percent(g.mape)}, median APE {percent(g.median_ape)}, "
+            f"median pred/meas {g.median_ratio:.2f}." for g in result.outside]
+
+
 @pytest.mark.parametrize("group_by", [(), ("device", "engine")])
 def test_validate_text_shows_every_group_and_worst_case(registry, group_by):
     import re
@@ -133,6 +181,10 @@ def test_validate_text_shows_every_group_and_worst_case(registry, group_by):
                                "median pred/meas"]
     assert [cells(line) for line in lines[4:4 + len(groups)]] == groups
     at = 4 + len(groups)
+    worst_at = lines.index("Worst cases")
+    apart = _apart(result)
+    assert apart and " ".join(" ".join(lines[at:worst_at]).split()) == " ".join(apart)
+    at = worst_at - 1
     assert lines[at:at + 3] == ["", "Worst cases", "-----------"]
     assert cells(lines[at + 3]) == ["metric", "model", "hardware", "quant", "predicted",
                                     "measured", "pred/meas", "row"]
@@ -160,6 +212,10 @@ def test_validate_markdown_shows_every_group_and_worst_case(registry, group_by):
         row(header), "|" + "|".join(["---"] * (1 + len(group_by)) + ["---:"] * 4) + "|",
         *map(row, groups)]
     at = 4 + len(groups)
+    apart = _apart(result)
+    assert apart and lines[at:at + 2 * len(apart)] == [
+        line for sentence in apart for line in ("", _md(sentence))]
+    at += 2 * len(apart)
     assert lines[at:at + 5 + len(worst) + 1] == [
         "", "## Worst cases", "",
         row(["metric", "model", "hardware", "quant", "predicted", "measured", "pred/meas",

@@ -27,10 +27,16 @@ def accuracy_blocks(result: Accuracy) -> list[Any]:
                    f"{s.row.value:g}", _ratio(s.ratio), s.location)
                   for s in result.worst())
     right = tuple(range(len(result.group_by) + 1, len(headers)))
+    apart = [Paragraph(
+        f"Scored apart, outside the modelled workload: {group.count} {group.group[0]} rows of "
+        f"{group.group[1]}; MAPE {_percent(group.mape)}, median APE "
+        f"{_percent(group.median_ape)}, median pred/meas {_ratio(group.median_ratio)}.")
+        for group in result.outside]
     return [
         Heading(f"Accuracy of the {result.profile or 'default'} profile against "
                 f"{len(result.rows)} public measurements", 1),
         Table(headers, rows, right),
+        *apart,
         Heading("Worst cases"),
         Table(("metric", "model", "hardware", "quant", "predicted", "measured", "pred/meas",
                "row"), worst, (4, 5, 6)),
@@ -56,9 +62,13 @@ def accuracy_json(result: Accuracy) -> dict[str, Any]:
         "groups": [{"group": list(g.group), "count": g.count, "unknown": g.unknown,
                     "mape": g.mape, "median_ape": g.median_ape, "median_ratio": g.median_ratio}
                    for g in result.groups],
+        "outside": [{"metric": g.group[0], "reason": g.group[1], "count": g.count,
+                     "unknown": g.unknown, "mape": g.mape, "median_ape": g.median_ape,
+                     "median_ratio": g.median_ratio} for g in result.outside],
         "rows": [{"model": s.row.model, "hardware": s.row.hardware, "quant": s.row.quant,
                   "engine": s.row.engine, "backend": s.row.backend, "metric": s.row.metric,
                   "context": s.row.context, "prompt": s.row.prompt, "generate": s.row.generate,
                   "measured": s.row.value, "predicted": s.predicted, "ratio": s.ratio,
-                  "source": s.row.source, "row": s.location} for s in result.rows],
+                  "source": s.row.source, "row": s.location, "outside": s.outside}
+                 for s in result.rows],
     }

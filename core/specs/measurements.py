@@ -26,6 +26,7 @@ class MeasurementRow:
     gpus: int = 1
     batch: int = 1
     ubatch: int | None = None
+    sequences: str = "independent"
     calibration_line: int | None = None
     note: str | None = None
 
