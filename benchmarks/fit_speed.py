@@ -20,7 +20,8 @@ script
 2. fits the constants of each engine by robust least squares (scipy, soft L1) on
    log(predicted / measured), prefill first (decode's compute bound uses its rate);
 3. cross-validates: the devices of each backend are dealt alternately into two halves,
-   the constants are fitted on one half and scored on the other, and the other way round;
+   the constants are fitted on one half and scored on the other, and the other way round,
+   over REPEATS shuffles of the devices, pooled;
 4. takes each backend's error band, the 10th and 90th percentile of measured / predicted
    over the held-out rows;
 5. with --write, writes the constants fitted on all rows into the fitted block of each
@@ -28,8 +29,12 @@ script
    its residual, then checks that fitproof's formulas reproduce this script's predictions.
 
 A backend gets its own efficiency and overhead with at least MIN_BACKEND_ROWS rows of a
-metric on at least two devices; the others use the key 'default', the row-weighted
-geometric mean of the fitted backends. A kernel family gets its own factor with at least
+metric on at least two devices; the others use the key 'default', the pooled figure. Each
+backend's share (an efficiency) is tied to the pooled one by a quadratic prior
+(PRIOR_LOG_SD), so a share its rows do not pin down (a KV read efficiency where no row
+reads a deep cache) takes the pooled figure instead of drifting; overheads, near 0 on most
+backends, are left free, and the pooled overhead is fitted on the rows of backends without
+figures of their own. A kernel family gets its own factor with at least
 MIN_KERNEL_ROWS rows; every share is at most 1, the best-measured family's factor is 1 (the
 split between a backend's efficiency and a family's factor is otherwise free), and 'default'
 (for families without measurements) is the row-weighted geometric mean of the fitted
@@ -69,6 +74,11 @@ MIN_KERNEL_ROWS = 10
 REFERENCE_MEMORY = "gddr"  # the memory family whose factor is 1 (the one most rows were measured on)
 GIB_GB = 2**30 / 1e9
 LOSS_SCALE = 0.1  # soft L1: residuals beyond ~10 % count linearly, not squared
+# A backend's share of a peak rate is a deviation from the pooled share of all backends,
+# and the deviation (in log) costs what one row mispredicted by deviation / PRIOR_LOG_SD
+# costs while that error is small: a share its rows pin down is theirs, one they do not (a
+# KV read efficiency without deep contexts) stays at the pooled figure instead of drifting
+PRIOR_LOG_SD = 1.0
 COLUMNS = ("decode_weights_gib", "kv_read_gib", "kv_replication", "decode_bandwidth_gbs",
            "gpu_share", "layer_stages", "allreduce_s", "params_compute_per_token",
            "prefill_attention_flops", "prefill_expert_params", "prefill_peak_tflops", "pipeline_speedup",
@@ -147,8 +157,10 @@ class Layout:
             self.backends = ["default"]
         self.backend_of = [b if b in self.backends else self.backends[0] if len(self.backends) == 1
                            else "default" for b in rows.backend]
-        if (any(b == "default" and use for b, use in zip(self.backend_of, usable))
-                and "default" not in self.backends):
+        # with several backends, 'default' is the pooled figure: each backend's own share is
+        # tied to it by the prior (PRIOR_LOG_SD), and rows of backends without figures of
+        # their own, like backends never measured, use it
+        if len(self.backends) > 1 and "default" not in self.backends:
             self.backends.append("default")
         # memory families with enough rows on at least two devices get a factor relative to
         # the reference family; the others (and devices whose pack names none) get none
@@ -277,17 +289,45 @@ def neutral(key: str) -> float:
     return 1.0 if key in SHARES else 0.0
 
 
+def prior_residuals(deviation: np.ndarray) -> np.ndarray:
+    """Residuals whose soft-L1 cost is deviation squared, as a row with that log error costs
+    while it is small: a quadratic (Gaussian) prior, which pulls a well-measured share
+    by a fraction of a percent and an unmeasured one all the way to the pooled figure."""
+    w = (deviation / LOSS_SCALE) ** 2
+    return deviation * np.sqrt(1 + w / 4)
+
+
 def _fit(layout: Layout, start: dict[str, float], predict) -> np.ndarray:
     keys = [key for key, _ in layout.index]
     upper = np.array([0.0 if key in SHARES else np.inf for key in keys])
     theta0 = np.minimum(np.array([math.log(start[key]) for key in keys]), upper - 1e-3)
     mask = layout.usable()
 
+    # the prior: each backend's share against the pooled one ('default'); an overhead, which
+    # is near 0 for most backends, is left free
+    tied = [(i, layout.index[(key, "default")]) for (key, backend), i in layout.index.items()
+            if key in layout.keys and key in SHARES and backend != "default"
+            and (key, "default") in layout.index]
+    own = np.array([i for i, _ in tied], dtype=int)
+    pooled = np.array([j for _, j in tied], dtype=int)
+
     def residuals(theta):
-        return np.log(predict(layout, theta)[mask] / layout.rows.value[mask])
+        data = np.log(predict(layout, theta)[mask] / layout.rows.value[mask])
+        return np.concatenate([data, prior_residuals((theta[own] - theta[pooled]) / PRIOR_LOG_SD)])
 
     theta = least_squares(residuals, theta0, bounds=(np.full(len(keys), -np.inf), upper),
                           loss="soft_l1", f_scale=LOSS_SCALE).x
+    # a pooled overhead no row informs (every backend has its own): the row-weighted
+    # geometric mean of the backends' overheads
+    pooled_rows = mask & np.array([b == "default" for b in layout.backend_of])
+    if not pooled_rows.any():
+        counts = Counter(b for b, use in zip(layout.backend_of, mask) if use)
+        total = sum(counts.values())
+        for key in layout.keys:
+            if key not in SHARES and (key, "default") in layout.index and total:
+                theta[layout.index[(key, "default")]] = sum(
+                    count * theta[layout.index[(key, backend)]]
+                    for backend, count in counts.items()) / total
     factor = layout.kernel_name
     top = max(theta[layout.index[(factor, k)]] for k in layout.kernels)
     for (key, _), i in layout.index.items():
@@ -392,7 +432,7 @@ class Fit:
         return decode_rate(rows, c, self.prefill_tflops(rows), self.host_efficiency())
 
 
-REPEATS = 5  # device splits the cross-validation averages over
+REPEATS = 20  # device splits the cross-validation averages over
 
 
 def folds(rows: Rows, repeat: int) -> np.ndarray:

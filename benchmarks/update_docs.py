@@ -1,6 +1,8 @@
 """Rewrite the command outputs README.md shows and the tests compare with the commands:
 the quick start card, the `fitproof validate` tables, the cross-validation of
-benchmarks/fit_speed.py and the values in the Python API example. Run it after `python benchmarks/fit_speed.py --write`.
+benchmarks/fit_speed.py and the values in the Python API example, and the lines of
+CONTRIBUTING.md's walkthrough whose figures a refit moves. Run it after
+`python benchmarks/fit_speed.py --write`.
 
 Run: python benchmarks/update_docs.py
 """
@@ -49,6 +51,32 @@ def python_example(text: str) -> str:
     return re.sub(r'(moe\.value\("decode_tps_high"\)  # )[0-9., ]+\n', rf"\g<1>{speeds}\n", text)
 
 
+def walkthrough_lines(text: str) -> str:
+    """CONTRIBUTING.md with each shown line of its walkthrough that the commands no longer
+    print replaced by the printed line that starts like it (its first column or two)."""
+    import os
+    import tempfile
+
+    sys.path.insert(0, str(ROOT))
+    from tests.test_contributing import walkthrough
+
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("FITPROOF_PACK_PATH", None)
+    with tempfile.TemporaryDirectory() as work:
+        (Path(work) / "examples").symlink_to(ROOT / "examples")
+        for command, shown in walkthrough():
+            printed = subprocess.run(["bash", "-c", command], cwd=work, env=env, text=True,
+                                     capture_output=True).stdout.splitlines()
+            for line in shown:
+                if line == "..." or line in printed:
+                    continue
+                label = re.split(r"\s{2,}", line.strip())[0]
+                same = [p for p in printed if re.split(r"\s{2,}", p.strip())[0] == label]
+                if len(same) == 1:
+                    text = text.replace(f"\n{line}\n", f"\n{same[0]}\n", 1)
+    return text
+
+
 def main() -> int:
     text = README.read_text(encoding="utf-8")
     card = fitproof("estimate", "qwen3.5-35b-a3b", "--on", "arc-pro-b60", "--no-plugins")
@@ -64,6 +92,10 @@ def main() -> int:
     text = python_example(text)
     README.write_text(text, encoding="utf-8")
     print(f"rewrote the command outputs in {README.relative_to(ROOT)}")
+    contributing = ROOT / "CONTRIBUTING.md"
+    contributing.write_text(walkthrough_lines(contributing.read_text(encoding="utf-8")),
+                            encoding="utf-8")
+    print(f"rewrote the walkthrough outputs in {contributing.relative_to(ROOT)}")
     return 0
 
 

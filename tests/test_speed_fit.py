@@ -3,6 +3,7 @@ shipped measurements, and README shows the cross-validation it prints."""
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 from pathlib import Path
@@ -43,7 +44,7 @@ def held_out(printed: str, metric: str, group: str) -> tuple[float, float]:
 
 
 def test_held_out_errors_do_not_regress(printed):
-    # the figures of the shipped fit (five device splits pooled), rounded up: a change to the
+    # the figures of the shipped fit (twenty device splits pooled), rounded up: a change to the
     # formulas or the data that makes held-out predictions worse fails here
     mape, median = held_out(printed, "decode_tps", "all")
     assert mape <= 17.0 and median <= 10.0
@@ -83,3 +84,99 @@ def test_an_engine_without_enough_rows_says_whose_figures_it_borrows():
     figure = registry.engines["vllm"].decode_bandwidth_efficiency["cuda"]
     assert figure.value == registry.engines["llama.cpp"].decode_bandwidth_efficiency["cuda"].value
     assert "the figure fitted for llama.cpp" in figure.source[0]
+
+
+def _fit_module():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import fit_speed
+    finally:
+        sys.path.pop(0)
+    return fit_speed
+
+
+def _synthetic_decode_rows(fit_speed, truth):
+    """Decode rows whose measured rate is the model's own prediction under ``truth``: cuda
+    devices with shallow and deep KV caches, rocm devices whose rows never read a KV cache."""
+    items = []
+    for backend, devices, kv_depths in (("cuda", 4, (0.0, 2.0, 8.0)), ("rocm", 3, (0.0,))):
+        for d in range(devices):
+            bandwidth = 400.0 + 300.0 * d
+            for weights, layers, kv in itertools.product((1.0, 4.5, 18.0, 40.0), (16, 48, 80),
+                                                         kv_depths):
+                item = {name: 0.0 for name in fit_speed.COLUMNS}
+                item.update(decode_weights_gib=weights, kv_read_gib=kv, kv_replication=1.0,
+                            decode_bandwidth_gbs=bandwidth, gpu_share=1.0, layer_stages=1.0,
+                            params_compute_per_token=weights * 2e9, prefill_tflops=1e6,
+                            prefill_peak_tflops=float("nan"), pipeline_speedup=1.0,
+                            tensor_parallel=1.0, host_bandwidth_gbs=100.0, value=1.0,
+                            layers=float(layers), batch=1.0, backend=backend,
+                            kernel="k-quant", memory="gddr", hardware=f"{backend}-{d}",
+                            model="m", quant="q", location="synthetic", metric="decode_tps")
+                items.append(item)
+    rows = fit_speed.Rows(items)
+    constants = {key: [truth[key][b] if isinstance(truth[key], dict) else truth[key]
+                       for b in rows.backend] for key in truth}
+    import numpy as np
+
+    rates = fit_speed.decode_rate(rows, {k: np.array(v) for k, v in constants.items()},
+                                  rows.prefill_tflops, host_efficiency=1.0)
+    for item, rate in zip(items, rates):
+        item["value"] = float(rate)
+    return fit_speed.Rows(items)
+
+
+TRUTH = {"decode_bandwidth_efficiency": {"cuda": 0.9, "rocm": 0.7},
+         "kv_read_efficiency": {"cuda": 0.6, "rocm": 0.6},
+         "decode_token_overhead_s": {"cuda": 1e-3, "rocm": 5e-4},
+         "decode_layer_overhead_s": {"cuda": 2e-5, "rocm": 6e-5},
+         "decode_kernel_factor": 1.0, "decode_memory_factor": 1.0, "layer_split_hop_s": 0.0}
+
+
+def test_the_fit_recovers_the_constants_its_rows_pin_down():
+    fit_speed = _fit_module()
+    rows = _synthetic_decode_rows(fit_speed, TRUTH)
+    fit = fit_speed.Fit(None, rows)
+    # noiseless rows, but the prior pulls each backend's share a little towards the pooled
+    # one (under 1 % here), and the overheads, a small part of each step, move to make up
+    for key, rel in (("decode_bandwidth_efficiency", 0.01), ("decode_token_overhead_s", 0.05),
+                     ("decode_layer_overhead_s", 0.05)):
+        for backend in ("cuda", "rocm"):
+            got = fit.constant(key, backend, "k-quant", fit.decode, fit.decode_theta)
+            assert got == pytest.approx(TRUTH[key][backend], rel=rel), (key, backend)
+    assert fit.constant("kv_read_efficiency", "cuda", "k-quant", fit.decode,
+                        fit.decode_theta) == pytest.approx(0.6, rel=0.01)
+    predicted = fit.predict(rows, "decode_tps")
+    assert max(abs(predicted / rows.value - 1)) < 0.01
+
+
+def test_a_share_no_row_pins_down_stays_at_the_pooled_figure():
+    # the rocm rows read no KV cache, so they say nothing of rocm's KV read efficiency: the
+    # prior keeps it at the pooled figure (which cuda's deep rows set) instead of wherever
+    # the optimizer left it, and a backend never measured gets the same pooled figure
+    fit_speed = _fit_module()
+    rows = _synthetic_decode_rows(fit_speed, TRUTH)
+    fit = fit_speed.Fit(None, rows)
+
+    def kv(backend):
+        return fit.constant("kv_read_efficiency", backend, "k-quant", fit.decode,
+                            fit.decode_theta)
+
+    assert kv("rocm") == pytest.approx(kv("default"), rel=1e-3)
+    assert kv("vulkan") == kv("default") == pytest.approx(0.6, rel=0.05)
+
+
+def test_a_pooled_overhead_no_row_informs_is_the_mean_of_the_backends():
+    # every synthetic row's backend has overheads of its own, so the pooled overhead (what a
+    # backend never measured gets) is their row-weighted geometric mean, not a free number
+    fit_speed = _fit_module()
+    rows = _synthetic_decode_rows(fit_speed, TRUTH)
+    fit = fit_speed.Fit(None, rows)
+
+    def overhead(backend):
+        return fit.constant("decode_token_overhead_s", backend, "k-quant", fit.decode,
+                            fit.decode_theta)
+
+    share = rows.backend.count("cuda") / rows.n
+    expected = overhead("cuda") ** share * overhead("rocm") ** (1 - share)
+    assert overhead("sycl") == overhead("default") == pytest.approx(expected, rel=1e-9)
