@@ -133,49 +133,52 @@ TRUTH = {"decode_bandwidth_efficiency": {"cuda": 0.9, "rocm": 0.7},
          "decode_kernel_factor": 1.0, "decode_memory_factor": 1.0, "layer_split_hop_s": 0.0}
 
 
-def test_the_fit_recovers_the_constants_its_rows_pin_down():
+@pytest.fixture(scope="module")
+def synthetic():
+    """(rows, fit) of the synthetic decode rows made under TRUTH."""
     fit_speed = _fit_module()
     rows = _synthetic_decode_rows(fit_speed, TRUTH)
-    fit = fit_speed.Fit(None, rows)
+    return rows, fit_speed.Fit(None, rows)
+
+
+def _constant(fit, key, backend):
+    return fit.constant(key, backend, "k-quant", fit.decode, fit.decode_theta)
+
+
+def test_the_fit_recovers_the_constants_its_rows_pin_down(synthetic):
+    rows, fit = synthetic
     # noiseless rows, but the prior pulls each backend's share a little towards the pooled
     # one (under 1 % here), and the overheads, a small part of each step, move to make up
     for key, rel in (("decode_bandwidth_efficiency", 0.01), ("decode_token_overhead_s", 0.05),
                      ("decode_layer_overhead_s", 0.05)):
         for backend in ("cuda", "rocm"):
-            got = fit.constant(key, backend, "k-quant", fit.decode, fit.decode_theta)
-            assert got == pytest.approx(TRUTH[key][backend], rel=rel), (key, backend)
-    assert fit.constant("kv_read_efficiency", "cuda", "k-quant", fit.decode,
-                        fit.decode_theta) == pytest.approx(0.6, rel=0.01)
+            assert _constant(fit, key, backend) == pytest.approx(TRUTH[key][backend],
+                                                                 rel=rel), (key, backend)
+    assert _constant(fit, "kv_read_efficiency", "cuda") == pytest.approx(0.6, rel=0.01)
     predicted = fit.predict(rows, "decode_tps")
     assert max(abs(predicted / rows.value - 1)) < 0.01
 
 
-def test_a_share_no_row_pins_down_stays_at_the_pooled_figure():
+def test_a_share_no_row_pins_down_stays_at_the_pooled_figure(synthetic):
     # the rocm rows read no KV cache, so they say nothing of rocm's KV read efficiency: the
     # prior keeps it at the pooled figure (which cuda's deep rows set) instead of wherever
     # the optimizer left it, and a backend never measured gets the same pooled figure
-    fit_speed = _fit_module()
-    rows = _synthetic_decode_rows(fit_speed, TRUTH)
-    fit = fit_speed.Fit(None, rows)
+    _, fit = synthetic
 
     def kv(backend):
-        return fit.constant("kv_read_efficiency", backend, "k-quant", fit.decode,
-                            fit.decode_theta)
+        return _constant(fit, "kv_read_efficiency", backend)
 
     assert kv("rocm") == pytest.approx(kv("default"), rel=1e-3)
     assert kv("vulkan") == kv("default") == pytest.approx(0.6, rel=0.05)
 
 
-def test_a_pooled_overhead_no_row_informs_is_the_mean_of_the_backends():
+def test_a_pooled_overhead_no_row_informs_is_the_mean_of_the_backends(synthetic):
     # every synthetic row's backend has overheads of its own, so the pooled overhead (what a
     # backend never measured gets) is their row-weighted geometric mean, not a free number
-    fit_speed = _fit_module()
-    rows = _synthetic_decode_rows(fit_speed, TRUTH)
-    fit = fit_speed.Fit(None, rows)
+    rows, fit = synthetic
 
     def overhead(backend):
-        return fit.constant("decode_token_overhead_s", backend, "k-quant", fit.decode,
-                            fit.decode_theta)
+        return _constant(fit, "decode_token_overhead_s", backend)
 
     share = rows.backend.count("cuda") / rows.n
     expected = overhead("cuda") ** share * overhead("rocm") ** (1 - share)
