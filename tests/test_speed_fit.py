@@ -50,6 +50,11 @@ def test_held_out_errors_do_not_regress(printed):
     assert mape <= 17.0 and median <= 10.0
     assert held_out(printed, "prefill_tps", "all")[1] <= 25.0
     assert held_out(printed, "decode_tps", "discrete")[1] <= 8.0
+    # the groups still short of issue 9's targets (MoE median, unified-memory machines)
+    mape, median = held_out(printed, "decode_tps", "moe")
+    assert mape <= 18.0 and median <= 14.0
+    mape, median = held_out(printed, "decode_tps", "unified")
+    assert mape <= 20.0 and median <= 16.0
 
 
 def test_held_out_decode_and_prefill_errors_meet_the_targets(printed):
