@@ -33,8 +33,9 @@ metric on at least two devices; the others use the key 'default', the pooled fig
 backend's share (an efficiency) is tied to the pooled one by a quadratic prior
 (PRIOR_LOG_SD), so a share its rows do not pin down (a KV read efficiency where no row
 reads a deep cache) takes the pooled figure instead of drifting; overheads, near 0 on most
-backends, are left free, and the pooled overhead is fitted on the rows of backends without
-figures of their own. A kernel family gets its own factor with at least
+backends, are left free: the pooled overhead is fitted on the rows of backends without
+figures of their own or, if every row's backend has its own, is their row-weighted
+geometric mean. A kernel family gets its own factor with at least
 MIN_KERNEL_ROWS rows; every share is at most 1, the best-measured family's factor is 1 (the
 split between a backend's efficiency and a family's factor is otherwise free), and 'default'
 (for families without measurements) is the row-weighted geometric mean of the fitted
@@ -144,7 +145,7 @@ class Layout:
             self.kernels = [kernels.most_common(1)[0][0]]
         self.kernel_of = [k if k in self.kernels else None for k in rows.kernel]
         # only rows the fit uses (a fitted kernel family) count towards a backend's own
-        # constants, and a 'default' group is fitted only if such rows fall into it
+        # constants
         usable = [k is not None for k in self.kernel_of]
         counts = Counter(b for b, use in zip(rows.backend, usable) if use)
         devices = defaultdict(set)
@@ -206,10 +207,8 @@ class Layout:
                 out[i] = 1.0 if family is None else math.exp(theta[self.index[(key, family)]])
             elif key in self.shared:
                 out[i] = math.exp(theta[self.index[(key, "default")]])
-            elif (key, self.backend_of[i]) in self.index:
+            else:
                 out[i] = math.exp(theta[self.index[(key, self.backend_of[i])]])
-            else:  # a row the fit does not use, in a group no usable row formed
-                out[i] = math.nan
         return out
 
 
