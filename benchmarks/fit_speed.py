@@ -97,7 +97,7 @@ class Rows:
     def __init__(self, items: list[dict]):
         self.items = items
         self.n = len(items)
-        for name in COLUMNS + ("value", "layers", "batch"):
+        for name in COLUMNS + ("value", "layers", "batch", "shader_tflops"):
             setattr(self, name, np.array([item[name] for item in items], dtype=float))
         self.backend = [item["backend"] for item in items]
         self.kernel = [item["kernel"] for item in items]
@@ -123,7 +123,9 @@ def load(registry, apart: bool = False) -> dict[tuple[str, str], Rows]:
         item = {name: (math.nan if columns[name][i] is None else columns[name][i])
                 for name in COLUMNS}
         model = registry.models[scenario.model]
+        shader = registry.hardware[scenario.hardware].shader_tflops
         item.update(value=row.value, layers=float(model.num_hidden_layers.value),
+                    shader_tflops=0.0 if shader is None else float(shader.value),
                     batch=float(scenario.inputs["batch"]),
                     backend=scenario.backend or registry.hardware[scenario.hardware].backend or "other",
                     kernel=registry.quant_formats[scenario.quant][0].kernel or "float",
@@ -216,7 +218,8 @@ PREFILL_CONSTANTS = ("prefill_compute_efficiency", "prefill_attention_efficiency
                      "prefill_kernel_factor", "prefill_expert_efficiency")
 DECODE_CONSTANTS = ("decode_bandwidth_efficiency", "decode_kernel_factor", "decode_memory_factor",
                     "kv_read_efficiency",
-                    "decode_token_overhead_s", "decode_layer_overhead_s", "layer_split_hop_s")
+                    "decode_token_overhead_s", "decode_layer_overhead_s", "layer_split_hop_s",
+                    "decode_ops_per_weight")
 
 
 def prefill_token_s(r: Rows, c: dict[str, np.ndarray]) -> np.ndarray:
@@ -248,7 +251,11 @@ def decode_rate(r: Rows, c: dict[str, np.ndarray], prefill_tflops: np.ndarray,
                     (r.host_decode_weights_gib / c["decode_kernel_factor"]
                      + r.kv_read_gib * r.host_layers_share)
                     * 2**30 / (host_efficiency * r.host_bandwidth_gbs * 1e9), 0.0)
-    step = (np.maximum(memory, compute) + r.allreduce_s + c["decode_token_overhead_s"]
+    # the per-weight arithmetic at the shader rate, where the hardware pack gives one
+    shader = np.where(r.shader_tflops > 0, r.shader_tflops, np.inf) * 1e12 * r.tensor_parallel
+    arithmetic = (r.params_compute_per_token * (1 - r.host_layers_share)
+                  * c["decode_ops_per_weight"] / shader)
+    step = (np.maximum(memory, compute) + arithmetic + r.allreduce_s + c["decode_token_overhead_s"]
             + c["decode_layer_overhead_s"] * r.layers
             + c["layer_split_hop_s"] * (r.layer_stages - 1) + host)
     return r.batch / step
@@ -269,7 +276,8 @@ PREFILL_START = {"prefill_compute_efficiency": 0.5, "prefill_attention_efficienc
 DECODE_START = {"decode_bandwidth_efficiency": 0.7, "kv_read_efficiency": 0.5,
                 "decode_token_overhead_s": 1e-3, "decode_kernel_factor": 1.0,
                 "decode_memory_factor": 0.9,
-                "decode_layer_overhead_s": 1e-5, "layer_split_hop_s": 1e-4}
+                "decode_layer_overhead_s": 1e-5, "layer_split_hop_s": 1e-4,
+                "decode_ops_per_weight": 5.0}
 
 
 # shares of a peak rate cannot exceed 1; overheads are only kept positive
@@ -351,7 +359,8 @@ class Fit:
         if decode is not None and decode.n:
             decode = decode.subset(decode.gpu_share >= 1)
         if decode is not None and decode.n:
-            shared = ("layer_split_hop_s",) if np.any(decode.layer_stages > 1) else ()
+            shared = (("layer_split_hop_s",) if np.any(decode.layer_stages > 1) else ()) + (
+                ("decode_ops_per_weight",) if np.any(decode.shader_tflops > 0) else ())
             self.decode = Layout(decode, DECODE_KEYS, "decode_kernel_factor", shared,
                                  "decode_memory_factor")
             rates = self.prefill_tflops(decode)
@@ -511,9 +520,11 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
     sources = sorted({item["location"].split(":")[0] for rows in data.values() for item in rows.items})
 
     def rows_text(metric: str, backend: str | None = None, kernel: str | None = None,
-                  memory: str | None = None) -> tuple[int, str]:
+                  memory: str | None = None, shader: bool = False) -> tuple[int, str]:
         rows = data[(engine, metric)]
         mask = np.ones(rows.n, dtype=bool)
+        if shader:  # the rows a shader-rate term informs: devices whose pack gives the rate
+            mask &= rows.shader_tflops > 0
         if metric == "decode_tps":
             mask &= rows.gpu_share >= 1
         if metric == "prefill_tps":
@@ -592,9 +603,11 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
         """Figures fitted once for every backend."""
         for key in layout.shared:
             value = math.exp(theta[layout.index[(key, "default")]])
-            count, residual = rows_text(metric)
+            shader = key == "decode_ops_per_weight"
+            count, residual = rows_text(metric, shader=shader)
             source = (f"fit: python benchmarks/fit_speed.py over the {count} {metric} rows of "
-                      f"{engine} in " + ", ".join(sources))
+                      f"{engine}{' on devices whose pack gives shader_tflops' if shader else ''} in "
+                      + ", ".join(sources))
             entry = [f"value: {significant(value)}", f'source: "{source}"',
                      f'note: "fitted, one figure for every backend; {residual}"',
                      "approximate: true"]

@@ -95,6 +95,23 @@ def test_decode_step_is_bytes_over_achieved_bandwidth_plus_overheads(measured):
     assert result.value("decode_tps") == pytest.approx(1 / expected)
 
 
+def test_each_weight_costs_shader_arithmetic_where_the_pack_gives_the_shader_rate(measured):
+    # the M2 Ultra's pack gives its FP32 shader rate (27.2 TFLOP/s): each weight a decode step
+    # reads costs the fitted operations at that rate, on top of the memory stream
+    ops = measured.engines["llama.cpp"].decode_ops_per_weight.value
+    assert 1 < ops < 100
+    apple = estimate(measured, "llama-3.1-8b", "apple-m2-ultra-76c-192gb")
+    weights = apple.value("params_compute_per_token")
+    assert apple.value("decode_arithmetic_s") == pytest.approx(weights * ops / 27.2e12)
+    step = apple.value("decode_step_s")
+    assert step == pytest.approx(
+        apple.value("decode_memory_s") + apple.value("decode_arithmetic_s")
+        + apple.value("decode_overhead_s"))
+    # the RTX 4090's pack gives no shader rate, so no such term (not a guess at one)
+    assert measured.hardware["rtx-4090"].shader_tflops is None
+    assert estimate(measured, "llama-3.1-8b", "rtx-4090").value("decode_arithmetic_s") == 0
+
+
 def test_hbm_streams_at_its_memory_family_factor(measured):
     # the same step on an A100 (HBM2e): weights and KV cache at the hbm factor's share
     result = estimate(measured, "llama-3.1-8b", "a100-80gb-sxm", quant="F16", context=8192,

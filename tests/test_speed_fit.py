@@ -52,9 +52,9 @@ def test_held_out_errors_do_not_regress(printed):
     assert held_out(printed, "decode_tps", "discrete")[1] <= 8.0
     # the groups still short of issue 9's targets (MoE median, unified-memory machines)
     mape, median = held_out(printed, "decode_tps", "moe")
-    assert mape <= 18.0 and median <= 14.0
+    assert mape <= 18.0 and median <= 13.0
     mape, median = held_out(printed, "decode_tps", "unified")
-    assert mape <= 20.0 and median <= 16.0
+    assert mape <= 18.0 and median <= 14.0
 
 
 def test_held_out_decode_and_prefill_errors_meet_the_targets(printed):
@@ -75,6 +75,8 @@ def test_every_fitted_figure_says_which_rows_fitted_it():
         for key, figure in getattr(engine, field).items():
             assert figure.approximate, (field, key)
             assert "benchmarks/fit_speed.py" in " ".join(figure.source), (field, key)
+    ops = engine.decode_ops_per_weight
+    assert ops.approximate and "on devices whose pack gives shader_tflops" in ops.source[0]
     cuda = engine.decode_bandwidth_efficiency["cuda"]
     assert "rows of llama.cpp on cuda devices" in cuda.source[0]
     assert "RMS log residual" in (cuda.note or "")
@@ -115,6 +117,7 @@ def _synthetic_decode_rows(fit_speed, truth):
                             params_compute_per_token=weights * 2e9, prefill_tflops=1e6,
                             prefill_peak_tflops=float("nan"), pipeline_speedup=1.0,
                             tensor_parallel=1.0, host_bandwidth_gbs=100.0, value=1.0,
+                        shader_tflops=0.0,
                             layers=float(layers), batch=1.0, backend=backend,
                             kernel="k-quant", memory="gddr", hardware=f"{backend}-{d}",
                             model="m", quant="q", location="synthetic", metric="decode_tps")
@@ -135,7 +138,8 @@ TRUTH = {"decode_bandwidth_efficiency": {"cuda": 0.9, "rocm": 0.7},
          "kv_read_efficiency": {"cuda": 0.6, "rocm": 0.6},
          "decode_token_overhead_s": {"cuda": 1e-3, "rocm": 5e-4},
          "decode_layer_overhead_s": {"cuda": 2e-5, "rocm": 6e-5},
-         "decode_kernel_factor": 1.0, "decode_memory_factor": 1.0, "layer_split_hop_s": 0.0}
+         "decode_kernel_factor": 1.0, "decode_memory_factor": 1.0, "layer_split_hop_s": 0.0,
+         "decode_ops_per_weight": 0.0}
 
 
 @pytest.fixture(scope="module")

@@ -30,6 +30,7 @@ class HardwareSpec:
     fp8_tflops: Figure | None = None
     fp4_tflops: Figure | None = None
     int8_tops: Figure | None = None
+    shader_tflops: Figure | None = None
     prefill_tflops: Figure | None = None
     tdp_w: Figure | None = None
     price_usd: Figure | None = None
