@@ -88,6 +88,7 @@ COLUMNS = ("decode_weights_gib", "kv_read_gib", "kv_replication", "decode_bandwi
 DECODE_KEYS = ("decode_bandwidth_efficiency", "kv_read_efficiency", "decode_token_overhead_s",
                "decode_layer_overhead_s")
 PREFILL_KEYS = ("prefill_compute_efficiency", "prefill_attention_efficiency")
+OPS = "decode_ops_per_weight"  # keyed by the backends whose rows have a shader rate
 HOST_BACKEND = "cpu"  # offloaded weights are read by the engine's CPU backend  # keyed by backend in the schema, fitted once
 
 
@@ -181,6 +182,15 @@ class Layout:
         for key in keys:
             for backend in self.backends:
                 self.index[(key, backend)] = len(self.index)
+        # the shader term: a figure for each backend with rows on devices whose pack gives a
+        # shader rate (the others' rows have no such term)
+        shader = getattr(rows, "shader_tflops", np.zeros(rows.n)) > 0
+        self.shader_rows = shader & np.array(usable)
+        self.shader_backends = sorted({b for b, use in zip(self.backend_of, self.shader_rows)
+                                       if use})
+        if memory_name:  # the decode layout
+            for backend in self.shader_backends:
+                self.index[(OPS, backend)] = len(self.index)
         for kernel in self.kernels:
             self.index[(kernel_name, kernel)] = len(self.index)
         for family in self.memories:
@@ -188,6 +198,18 @@ class Layout:
         for key in shared:
             self.index[(key, "default")] = len(self.index)
         self.rows = rows
+
+    def ops(self, theta: np.ndarray, backend: str) -> float:
+        """Shader operations per weight on ``backend``: its own figure, else the figure of the
+        backends that have one, weighted by their shader rows (0 if none has)."""
+        if backend in self.shader_backends:
+            return math.exp(theta[self.index[(OPS, backend)]])
+        counts = Counter(b for b, use in zip(self.backend_of, self.shader_rows) if use)
+        total = sum(counts.values())
+        if not total:
+            return 0.0
+        return math.exp(sum(count * theta[self.index[(OPS, b)]] for b, count in counts.items())
+                        / total)
 
     def usable(self) -> np.ndarray:
         return np.array([k is not None for k in self.kernel_of])
@@ -198,6 +220,9 @@ class Layout:
     def values(self, theta: np.ndarray, key: str) -> np.ndarray:
         """The constant ``key`` for every row (1 for a kernel family without a factor)."""
         out = np.ones(self.rows.n)
+        if key == OPS:
+            per_backend = {b: self.ops(theta, b) for b in set(self.backend_of)}
+            return np.array([per_backend[b] for b in self.backend_of])
         if not self.has(key):  # a term this fit has no rows for
             return np.full(self.rows.n, neutral(key))
         for i in range(self.rows.n):
@@ -219,7 +244,7 @@ PREFILL_CONSTANTS = ("prefill_compute_efficiency", "prefill_attention_efficiency
 DECODE_CONSTANTS = ("decode_bandwidth_efficiency", "decode_kernel_factor", "decode_memory_factor",
                     "kv_read_efficiency",
                     "decode_token_overhead_s", "decode_layer_overhead_s", "layer_split_hop_s",
-                    "decode_ops_per_weight")
+                    OPS)
 
 
 def prefill_token_s(r: Rows, c: dict[str, np.ndarray]) -> np.ndarray:
@@ -254,7 +279,7 @@ def decode_rate(r: Rows, c: dict[str, np.ndarray], prefill_tflops: np.ndarray,
     # the per-weight arithmetic at the shader rate, where the hardware pack gives one
     shader = np.where(r.shader_tflops > 0, r.shader_tflops, np.inf) * 1e12 * r.tensor_parallel
     arithmetic = (r.params_compute_per_token * (1 - r.host_layers_share)
-                  * c["decode_ops_per_weight"] / shader)
+                  * c[OPS] / shader)
     step = (np.maximum(memory, compute) + arithmetic + r.allreduce_s + c["decode_token_overhead_s"]
             + c["decode_layer_overhead_s"] * r.layers
             + c["layer_split_hop_s"] * (r.layer_stages - 1) + host)
@@ -276,8 +301,7 @@ PREFILL_START = {"prefill_compute_efficiency": 0.5, "prefill_attention_efficienc
 DECODE_START = {"decode_bandwidth_efficiency": 0.7, "kv_read_efficiency": 0.5,
                 "decode_token_overhead_s": 1e-3, "decode_kernel_factor": 1.0,
                 "decode_memory_factor": 0.9,
-                "decode_layer_overhead_s": 1e-5, "layer_split_hop_s": 1e-4,
-                "decode_ops_per_weight": 5.0}
+                "decode_layer_overhead_s": 1e-5, "layer_split_hop_s": 1e-4, OPS: 5.0}
 
 
 # shares of a peak rate cannot exceed 1; overheads are only kept positive
@@ -359,8 +383,7 @@ class Fit:
         if decode is not None and decode.n:
             decode = decode.subset(decode.gpu_share >= 1)
         if decode is not None and decode.n:
-            shared = (("layer_split_hop_s",) if np.any(decode.layer_stages > 1) else ()) + (
-                ("decode_ops_per_weight",) if np.any(decode.shader_tflops > 0) else ())
+            shared = ("layer_split_hop_s",) if np.any(decode.layer_stages > 1) else ()
             self.decode = Layout(decode, DECODE_KEYS, "decode_kernel_factor", shared,
                                  "decode_memory_factor")
             rates = self.prefill_tflops(decode)
@@ -369,6 +392,8 @@ class Fit:
 
     def constant(self, key: str, backend: str, kernel: str, layout: Layout, theta,
                  memory: str = "") -> float:
+        if key == OPS:
+            return layout.ops(theta, backend)
         if key == layout.memory_name:
             if memory in layout.memories:
                 return math.exp(theta[layout.index[(key, memory)]])
@@ -599,15 +624,34 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
                           '    note: "kernel families without enough measurements: the row-weighted geometric mean of the fitted families\' factors"',
                           "    approximate: true"])
 
+    def ops_block(layout: Layout, theta) -> None:
+        """decode_ops_per_weight: a figure for each backend with shader-rate rows."""
+        if not layout.shader_backends:
+            return
+        lines.append(f"{OPS}:")
+        for backend in layout.shader_backends:
+            count, residual = rows_text("decode_tps", backend, shader=True)
+            lines.extend([f"  {backend}:", f"    value: {significant(layout.ops(theta, backend))}",
+                          f'    source: "fit: python benchmarks/fit_speed.py over the {count} '
+                          f'decode_tps rows of {engine} on {backend} devices whose pack gives '
+                          f'shader_tflops, in ' + ", ".join(sources) + '"',
+                          f'    note: "fitted jointly with the other constants; {residual} over those rows"',
+                          "    approximate: true"])
+        count, _ = rows_text("decode_tps", shader=True)
+        lines.extend(["  default:", f"    value: {significant(layout.ops(theta, 'default'))}",
+                      f'    source: "fit: python benchmarks/fit_speed.py ({count} decode_tps rows of '
+                      f'{engine} on devices whose pack gives shader_tflops)"',
+                      '    note: "backends without such rows: the row-weighted geometric mean of the '
+                      'fitted backends\' figures"',
+                      "    approximate: true"])
+
     def shared(layout: Layout, theta, metric: str) -> None:
         """Figures fitted once for every backend."""
         for key in layout.shared:
             value = math.exp(theta[layout.index[(key, "default")]])
-            shader = key == "decode_ops_per_weight"
-            count, residual = rows_text(metric, shader=shader)
+            count, residual = rows_text(metric)
             source = (f"fit: python benchmarks/fit_speed.py over the {count} {metric} rows of "
-                      f"{engine}{' on devices whose pack gives shader_tflops' if shader else ''} in "
-                      + ", ".join(sources))
+                      f"{engine} in " + ", ".join(sources))
             entry = [f"value: {significant(value)}", f'source: "{source}"',
                      f'note: "fitted, one figure for every backend; {residual}"',
                      "approximate: true"]
@@ -627,6 +671,7 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
         keyed("decode_token_overhead_s", fit.decode, fit.decode_theta, "decode_tps", "backend")
         keyed("decode_layer_overhead_s", fit.decode, fit.decode_theta, "decode_tps", "backend")
         shared(fit.decode, fit.decode_theta, "decode_tps")
+        ops_block(fit.decode, fit.decode_theta)
         count, residual = rows_text("decode_tps", HOST_BACKEND)
         own = HOST_BACKEND in fit.decode.backends
         lines.append("host_bandwidth_efficiency:")

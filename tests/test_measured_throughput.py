@@ -76,7 +76,7 @@ def engine_figure(registry, engine, field, key):
     return float((figures.get(key) or figures["default"]).value)
 
 
-def test_decode_step_is_bytes_over_achieved_bandwidth_plus_overheads(measured):
+def test_decode_step_is_bytes_over_achieved_bandwidth_plus_arithmetic_and_overheads(measured):
     result = estimate(measured, "llama-3.1-8b", "rtx-4090", quant="F16", context=8192,
                       prompt=4096, generate=512)
     eta = engine_figure(measured, "llama.cpp", "decode_bandwidth_efficiency", "cuda")
@@ -90,7 +90,11 @@ def test_decode_step_is_bytes_over_achieved_bandwidth_plus_overheads(measured):
     kv_bytes = 4352 * 32 * 8 * 128 * 2 * 2
     assert result.value("kv_read_gib") == pytest.approx(kv_bytes / 2**30)
     weights = result.value("decode_weights_gib") * 2**30
-    expected = weights / (eta * phi * 1008e9) + kv_bytes / (kappa * 1008e9) + t0 + 32 * tau
+    # and the shader arithmetic of each weight at the RTX 4090's 82.6 FP32 TFLOP/s
+    ops = measured.engines["llama.cpp"].decode_ops_per_weight["cuda"].value
+    arithmetic = result.value("params_compute_per_token") * ops / 82.6e12
+    expected = (weights / (eta * phi * 1008e9) + kv_bytes / (kappa * 1008e9) + arithmetic
+                + t0 + 32 * tau)
     assert result.value("decode_step_s") == pytest.approx(expected)
     assert result.value("decode_tps") == pytest.approx(1 / expected)
 
@@ -98,7 +102,7 @@ def test_decode_step_is_bytes_over_achieved_bandwidth_plus_overheads(measured):
 def test_each_weight_costs_shader_arithmetic_where_the_pack_gives_the_shader_rate(measured):
     # the M2 Ultra's pack gives its FP32 shader rate (27.2 TFLOP/s): each weight a decode step
     # reads costs the fitted operations at that rate, on top of the memory stream
-    ops = measured.engines["llama.cpp"].decode_ops_per_weight.value
+    ops = measured.engines["llama.cpp"].decode_ops_per_weight["metal"].value
     assert 1 < ops < 100
     apple = estimate(measured, "llama-3.1-8b", "apple-m2-ultra-76c-192gb")
     weights = apple.value("params_compute_per_token")
@@ -107,9 +111,14 @@ def test_each_weight_costs_shader_arithmetic_where_the_pack_gives_the_shader_rat
     assert step == pytest.approx(
         apple.value("decode_memory_s") + apple.value("decode_arithmetic_s")
         + apple.value("decode_overhead_s"))
-    # the RTX 4090's pack gives no shader rate, so no such term (not a guess at one)
-    assert measured.hardware["rtx-4090"].shader_tflops is None
-    assert estimate(measured, "llama-3.1-8b", "rtx-4090").value("decode_arithmetic_s") == 0
+    # a pack without a shader rate (the RTX 4080 SUPER: no readable source) pays no such term;
+    # the RTX 4090's pays CUDA's own figure at 82.6 TFLOP/s
+    assert measured.hardware["rtx-4080-super"].shader_tflops is None
+    assert estimate(measured, "llama-3.1-8b", "rtx-4080-super").value("decode_arithmetic_s") == 0
+    cuda = measured.engines["llama.cpp"].decode_ops_per_weight["cuda"].value
+    nvidia = estimate(measured, "llama-3.1-8b", "rtx-4090")
+    assert nvidia.value("decode_arithmetic_s") == pytest.approx(
+        nvidia.value("params_compute_per_token") * cuda / 82.6e12)
 
 
 def test_hbm_streams_at_its_memory_family_factor(measured):
@@ -126,8 +135,11 @@ def test_hbm_streams_at_its_memory_family_factor(measured):
     tau = engine_figure(measured, "llama.cpp", "decode_layer_overhead_s", "cuda")
     weights = result.value("decode_weights_gib") * 2**30
     kv_bytes = 4352 * 32 * 8 * 128 * 2 * 2
+    # plus the shader arithmetic at the A100's 19.5 FP32 TFLOP/s
+    ops = measured.engines["llama.cpp"].decode_ops_per_weight["cuda"].value
+    arithmetic = result.value("params_compute_per_token") * ops / 19.5e12
     expected = (weights / (eta * phi * rho * 2039e9) + kv_bytes / (kappa * rho * 2039e9)
-                + t0 + 32 * tau)
+                + arithmetic + t0 + 32 * tau)
     assert result.value("decode_step_s") == pytest.approx(expected)
     # GDDR is the reference family; a device whose pack names no family gets no factor
     assert estimate(measured, "llama-3.1-8b", "rtx-4090").value("decode_memory_factor") == 1
@@ -180,7 +192,8 @@ def test_batch_reads_more_experts_and_saturates_at_the_compute_ceiling(measured)
     assert all(rate < ceiling for rate in rates)
     assert big.value("decode_compute_s") > big.value("decode_memory_s")  # compute-bound
     assert big.value("decode_step_s") == pytest.approx(
-        big.value("decode_compute_s") + big.value("decode_overhead_s"))
+        big.value("decode_compute_s") + big.value("decode_arithmetic_s")
+        + big.value("decode_overhead_s"))
 
 
 # -- prefill: FLOPs over achieved compute ----------------------------------------------------

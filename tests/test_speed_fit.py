@@ -47,12 +47,12 @@ def test_held_out_errors_do_not_regress(printed):
     # the figures of the shipped fit (twenty device splits pooled), rounded up: a change to the
     # formulas or the data that makes held-out predictions worse fails here
     mape, median = held_out(printed, "decode_tps", "all")
-    assert mape <= 17.0 and median <= 10.0
+    assert mape <= 14.5 and median <= 9.0
     assert held_out(printed, "prefill_tps", "all")[1] <= 25.0
-    assert held_out(printed, "decode_tps", "discrete")[1] <= 8.0
+    assert held_out(printed, "decode_tps", "discrete")[1] <= 7.0
     # the groups still short of issue 9's targets (MoE median, unified-memory machines)
     mape, median = held_out(printed, "decode_tps", "moe")
-    assert mape <= 18.0 and median <= 13.0
+    assert mape <= 18.0 and median <= 13.5
     mape, median = held_out(printed, "decode_tps", "unified")
     assert mape <= 18.0 and median <= 14.0
 
@@ -75,8 +75,10 @@ def test_every_fitted_figure_says_which_rows_fitted_it():
         for key, figure in getattr(engine, field).items():
             assert figure.approximate, (field, key)
             assert "benchmarks/fit_speed.py" in " ".join(figure.source), (field, key)
-    ops = engine.decode_ops_per_weight
-    assert ops.approximate and "on devices whose pack gives shader_tflops" in ops.source[0]
+    for key, ops in engine.decode_ops_per_weight.items():
+        assert ops.approximate, key
+        assert "devices whose pack gives shader_tflops" in ops.source[0], key
+    assert "rows of llama.cpp on metal devices" in engine.decode_ops_per_weight["metal"].source[0]
     cuda = engine.decode_bandwidth_efficiency["cuda"]
     assert "rows of llama.cpp on cuda devices" in cuda.source[0]
     assert "RMS log residual" in (cuda.note or "")
