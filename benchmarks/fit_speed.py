@@ -199,17 +199,24 @@ class Layout:
             self.index[(key, "default")] = len(self.index)
         self.rows = rows
 
+    def mean(self, theta: np.ndarray, key: str, groups) -> float | None:
+        """The row-weighted geometric mean of ``key`` over the groups (backends, or kernel
+        families) the rows ``groups`` names, one entry per row; None for no rows."""
+        counts = Counter(groups)
+        total = sum(counts.values())
+        if not total:
+            return None
+        return math.exp(sum(count * theta[self.index[(key, g)]] for g, count in counts.items())
+                        / total)
+
     def ops(self, theta: np.ndarray, backend: str) -> float:
         """Shader operations per weight on ``backend``: its own figure, else the figure of the
         backends that have one, weighted by their shader rows (0 if none has)."""
         if backend in self.shader_backends:
             return math.exp(theta[self.index[(OPS, backend)]])
-        counts = Counter(b for b, use in zip(self.backend_of, self.shader_rows) if use)
-        total = sum(counts.values())
-        if not total:
-            return 0.0
-        return math.exp(sum(count * theta[self.index[(OPS, b)]] for b, count in counts.items())
-                        / total)
+        pooled = self.mean(theta, OPS, (b for b, use in zip(self.backend_of, self.shader_rows)
+                                        if use))
+        return 0.0 if pooled is None else pooled
 
     def usable(self) -> np.ndarray:
         return np.array([k is not None for k in self.kernel_of])
@@ -352,13 +359,12 @@ def _fit(layout: Layout, start: dict[str, float], predict) -> np.ndarray:
     # geometric mean of the backends' overheads
     pooled_rows = mask & np.array([b == "default" for b in layout.backend_of])
     if not pooled_rows.any():
-        counts = Counter(b for b, use in zip(layout.backend_of, mask) if use)
-        total = sum(counts.values())
         for key in layout.keys:
-            if key not in SHARES and (key, "default") in layout.index and total:
-                theta[layout.index[(key, "default")]] = sum(
-                    count * theta[layout.index[(key, backend)]]
-                    for backend, count in counts.items()) / total
+            if key not in SHARES and (key, "default") in layout.index:
+                pooled = layout.mean(theta, key, (b for b, use in zip(layout.backend_of, mask)
+                                                  if use))
+                if pooled is not None:
+                    theta[layout.index[(key, "default")]] = math.log(pooled)
     factor = layout.kernel_name
     top = max(theta[layout.index[(factor, k)]] for k in layout.kernels)
     for (key, _), i in layout.index.items():
@@ -414,19 +420,13 @@ class Fit:
     def default_backend(layout: Layout, theta, key: str) -> float:
         if "default" in layout.backends:
             return math.exp(theta[layout.index[(key, "default")]])
-        counts = Counter(layout.backend_of)
-        total = sum(counts[b] for b in layout.backends)
-        return math.exp(sum(counts[b] * theta[layout.index[(key, b)]] for b in layout.backends)
-                        / total)
+        return layout.mean(theta, key, (b for b in layout.backend_of if b in layout.backends))
 
     @staticmethod
     def default_kernel(layout: Layout, theta) -> float:
-        counts = Counter(k for k in layout.kernel_of if k is not None)
-        if not counts:
-            return 1.0
-        total = sum(counts.values())
-        return math.exp(sum(c * theta[layout.index[(layout.kernel_name, k)]]
-                            for k, c in counts.items()) / total)
+        pooled = layout.mean(theta, layout.kernel_name,
+                             (k for k in layout.kernel_of if k is not None))
+        return 1.0 if pooled is None else pooled
 
     def _constants_for(self, rows: Rows, layout: Layout, theta, keys) -> dict[str, np.ndarray]:
         return {key: np.array([self.constant(key, b, k, layout, theta, m)
