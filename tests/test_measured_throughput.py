@@ -111,10 +111,10 @@ def test_each_weight_costs_shader_arithmetic_where_the_pack_gives_the_shader_rat
     assert step == pytest.approx(
         apple.value("decode_memory_s") + apple.value("decode_arithmetic_s")
         + apple.value("decode_overhead_s"))
-    # a pack without a shader rate (the RTX 4080 SUPER: no readable source) pays no such term;
+    # a pack without a shader rate (the H800 SXM: no readable source) pays no such term;
     # the RTX 4090's pays CUDA's own figure at 82.6 TFLOP/s
-    assert measured.hardware["rtx-4080-super"].shader_tflops is None
-    assert estimate(measured, "llama-3.1-8b", "rtx-4080-super").value("decode_arithmetic_s") == 0
+    assert measured.hardware["h800-80gb-sxm"].shader_tflops is None
+    assert estimate(measured, "llama-3.1-8b", "h800-80gb-sxm").value("decode_arithmetic_s") == 0
     cuda = measured.engines["llama.cpp"].decode_ops_per_weight["cuda"].value
     nvidia = estimate(measured, "llama-3.1-8b", "rtx-4090")
     assert nvidia.value("decode_arithmetic_s") == pytest.approx(
