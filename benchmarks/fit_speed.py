@@ -5,6 +5,7 @@ hardware backend b, the weight format's kernel family k and the device's memory 
 
     decode step   = on-device share x (weight bytes / (eta_b phi_k rho_m BW)
                                        + KV bytes / (kappa_b rho_m BW))
+                    + active parameters x omega_b x min(batch, V) / S
                     + t0_b + tau x layers + hop x (devices of a layer split - 1)
                     + all-reduce + the share served from system RAM
                     (or the batch's arithmetic, if that takes longer than the bytes)
@@ -12,7 +13,9 @@ hardware backend b, the weight format's kernel family k and the device's memory 
                     + attention FLOPs / (F alpha_b)
     prefill tok/s = tensor-parallel ranks x pipeline speedup / prefill token
 
-with BW the peak memory bandwidth and F the dense FP16 tensor rate of the device. This
+with BW the peak memory bandwidth and F the dense FP16 tensor rate of the device, S its
+shader (non-tensor FP32) rate where its pack gives one (else that term is 0), and V the
+largest batch the engine's matrix-vector kernels take (decode_vector_batch_max). This
 script
 
 1. evaluates the scenario of every row of packs/measurements/ with fitproof (bytes,
@@ -84,7 +87,7 @@ COLUMNS = ("decode_weights_gib", "kv_read_gib", "kv_replication", "decode_bandwi
            "gpu_share", "layer_stages", "allreduce_s", "params_compute_per_token",
            "prefill_attention_flops", "prefill_expert_params", "prefill_peak_tflops", "pipeline_speedup",
            "tensor_parallel", "prefill_tflops", "host_layers_share", "host_decode_weights_gib",
-           "host_bandwidth_gbs")
+           "host_bandwidth_gbs", "decode_vector_batch")
 DECODE_KEYS = ("decode_bandwidth_efficiency", "kv_read_efficiency", "decode_token_overhead_s",
                "decode_layer_overhead_s")
 PREFILL_KEYS = ("prefill_compute_efficiency", "prefill_attention_efficiency")
@@ -286,7 +289,7 @@ def decode_rate(r: Rows, c: dict[str, np.ndarray], prefill_tflops: np.ndarray,
     # the per-weight arithmetic at the shader rate, where the hardware pack gives one
     shader = np.where(r.shader_tflops > 0, r.shader_tflops, np.inf) * 1e12 * r.tensor_parallel
     arithmetic = (r.params_compute_per_token * (1 - r.host_layers_share)
-                  * c[OPS] / shader)
+                  * c[OPS] * r.decode_vector_batch / shader)
     step = (np.maximum(memory, compute) + arithmetic + r.allreduce_s + c["decode_token_overhead_s"]
             + c["decode_layer_overhead_s"] * r.layers
             + c["layer_split_hop_s"] * (r.layer_stages - 1) + host)

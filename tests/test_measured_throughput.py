@@ -121,6 +121,33 @@ def test_each_weight_costs_shader_arithmetic_where_the_pack_gives_the_shader_rat
         nvidia.value("params_compute_per_token") * cuda / 82.6e12)
 
 
+
+def test_each_sequence_the_mat_vec_kernels_take_pays_the_shader_arithmetic(measured):
+    # llama.cpp runs a batch of up to 8 sequences through its matrix-vector kernels (CUDA's
+    # MMVQ_MAX_BATCH_SIZE, Metal's small-batch mat-mv, Vulkan's mul_mat_vec_max_cols), each
+    # sequence's multiply-adds on the shader cores; a larger batch goes to the matrix
+    # kernels, so the arithmetic grows with the batch up to 8 and no further
+    engine = measured.engines["llama.cpp"]
+    assert engine.decode_vector_batch_max.value == 8
+    ops = engine.decode_ops_per_weight["cuda"].value
+
+    def arithmetic(batch):
+        result = estimate(measured, "llama-3.1-8b", "dgx-spark", quant="Q8_0",
+                          context=1024, batch=batch)
+        assert result.value("decode_vector_batch") == min(batch, 8)
+        return result.value("decode_arithmetic_s"), result.value("params_compute_per_token")
+
+    one, weights = arithmetic(1)
+    assert one == pytest.approx(weights * ops / 31e12)  # the GB10's ~31 FP32 TFLOP/s
+    assert arithmetic(4)[0] == pytest.approx(4 * one)
+    assert arithmetic(8)[0] == pytest.approx(8 * one)
+    assert arithmetic(32)[0] == pytest.approx(8 * one)
+    # an engine that gives no mat-vec batch (vLLM's GEMMs) pays the arithmetic once a step
+    vllm = estimate(measured, "llama-3.1-8b-instruct", "rtx-4090", quant="BF16",
+                    engine="vllm", context=256, batch=16)
+    assert measured.engines["vllm"].decode_vector_batch_max is None
+    assert vllm.value("decode_vector_batch") == 1
+
 def test_hbm_streams_at_its_memory_family_factor(measured):
     # the same step on an A100 (HBM2e): weights and KV cache at the hbm factor's share
     result = estimate(measured, "llama-3.1-8b", "a100-80gb-sxm", quant="F16", context=8192,

@@ -47,14 +47,14 @@ def test_held_out_errors_do_not_regress(printed):
     # the figures of the shipped fit (twenty device splits pooled), rounded up: a change to the
     # formulas or the data that makes held-out predictions worse fails here
     mape, median = held_out(printed, "decode_tps", "all")
-    assert mape <= 14.5 and median <= 9.0
+    assert mape <= 13.5 and median <= 8.5
     assert held_out(printed, "prefill_tps", "all")[1] <= 25.0
     assert held_out(printed, "decode_tps", "discrete")[1] <= 7.0
-    # the groups still short of issue 9's targets (MoE median, unified-memory machines)
     mape, median = held_out(printed, "decode_tps", "moe")
-    assert mape <= 18.0 and median <= 13.5
+    assert mape <= 17.0 and median <= 12.0
+    # unified-memory machines: the median is at issue 9's 12 % (12.01 % unrounded)
     mape, median = held_out(printed, "decode_tps", "unified")
-    assert mape <= 18.0 and median <= 14.0
+    assert mape <= 17.0 and median <= 12.5
 
 
 def test_held_out_decode_and_prefill_errors_meet_the_targets(printed):

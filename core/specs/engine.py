@@ -80,6 +80,7 @@ class EngineSpec:
     prefill_expert_efficiency: Figure | None = None
     batch_tokens: Figure | None = None
     pipeline_copies: Figure | None = None
+    decode_vector_batch_max: Figure | None = None
     decode_band_low: Mapping[str, Figure] = attrs.field(factory=dict)
     decode_band_high: Mapping[str, Figure] = attrs.field(factory=dict)
     prefill_band_low: Mapping[str, Figure] = attrs.field(factory=dict)
