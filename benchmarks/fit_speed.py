@@ -6,7 +6,8 @@ hardware backend b, the weight format's kernel family k and the device's memory 
     decode step   = on-device share x (weight bytes / (eta_b phi_k rho_m BW)
                                        + KV bytes / (kappa_b rho_m BW))
                     + active parameters x omega_b x min(batch, V) / S
-                    + t0_b + tau x layers + hop x (devices of a layer split - 1)
+                    + t0_b + tau_b x layers + sigma_b x mixture-of-experts layers
+                    + hop x (devices of a layer split - 1)
                     + all-reduce + the share served from system RAM
                     (or the batch's arithmetic, if that takes longer than the bytes)
     prefill token = 2 x (dense + routed-expert parameters / epsilon) / (F mu_b psi_k)
@@ -15,7 +16,10 @@ hardware backend b, the weight format's kernel family k and the device's memory 
 
 with BW the peak memory bandwidth and F the dense FP16 tensor rate of the device, S its
 shader (non-tensor FP32) rate where its pack gives one (else that term is 0), and V the
-largest batch the engine's matrix-vector kernels take (decode_vector_batch_max). This
+largest batch the engine's matrix-vector kernels take (decode_vector_batch_max). The shader
+figure omega_b and the routing overhead sigma_b of a MoE layer are fitted for the backends
+whose rows have the term (a shader rate, a MoE model); the others get their row-weighted
+mean. This
 script
 
 1. evaluates the scenario of every row of packs/measurements/ with fitproof (bytes,
@@ -92,6 +96,10 @@ DECODE_KEYS = ("decode_bandwidth_efficiency", "kv_read_efficiency", "decode_toke
                "decode_layer_overhead_s")
 PREFILL_KEYS = ("prefill_compute_efficiency", "prefill_attention_efficiency")
 OPS = "decode_ops_per_weight"  # keyed by the backends whose rows have a shader rate
+MOE = "decode_moe_layer_overhead_s"  # keyed by the backends whose rows run a mixture of experts
+# the rows each such term informs, and how a figure's source names them
+TERM_ROWS = {OPS: lambda rows: rows.shader_tflops > 0, MOE: lambda rows: rows.moe_layers > 0}
+TERM_TEXT = {OPS: "whose pack gives shader_tflops", MOE: "that run a mixture-of-experts model"}
 HOST_BACKEND = "cpu"  # offloaded weights are read by the engine's CPU backend  # keyed by backend in the schema, fitted once
 
 
@@ -101,7 +109,7 @@ class Rows:
     def __init__(self, items: list[dict]):
         self.items = items
         self.n = len(items)
-        for name in COLUMNS + ("value", "layers", "batch", "shader_tflops"):
+        for name in COLUMNS + ("value", "layers", "moe_layers", "batch", "shader_tflops"):
             setattr(self, name, np.array([item[name] for item in items], dtype=float))
         self.backend = [item["backend"] for item in items]
         self.kernel = [item["kernel"] for item in items]
@@ -129,6 +137,7 @@ def load(registry, apart: bool = False) -> dict[tuple[str, str], Rows]:
         model = registry.models[scenario.model]
         shader = registry.hardware[scenario.hardware].shader_tflops
         item.update(value=row.value, layers=float(model.num_hidden_layers.value),
+                    moe_layers=float(model.moe_layers.value) if model.moe_layers else 0.0,
                     shader_tflops=0.0 if shader is None else float(shader.value),
                     batch=float(scenario.inputs["batch"]),
                     backend=scenario.backend or registry.hardware[scenario.hardware].backend or "other",
@@ -185,15 +194,20 @@ class Layout:
         for key in keys:
             for backend in self.backends:
                 self.index[(key, backend)] = len(self.index)
-        # the shader term: a figure for each backend with rows on devices whose pack gives a
-        # shader rate (the others' rows have no such term)
-        shader = getattr(rows, "shader_tflops", np.zeros(rows.n)) > 0
-        self.shader_rows = shader & np.array(usable)
-        self.shader_backends = sorted({b for b, use in zip(self.backend_of, self.shader_rows)
-                                       if use})
+        # terms only some rows have: the shader arithmetic (rows on devices whose pack gives a
+        # shader rate) and the routing of a mixture-of-experts layer (rows of MoE models); a
+        # backend gets its own figure if its rows include such rows, the others the
+        # row-weighted mean of those figures
+        self.sparse_rows: dict[str, np.ndarray] = {}
+        self.sparse_backends: dict[str, list[str]] = {}
         if memory_name:  # the decode layout
-            for backend in self.shader_backends:
-                self.index[(OPS, backend)] = len(self.index)
+            for key, informed in ((OPS, getattr(rows, "shader_tflops", np.zeros(rows.n)) > 0),
+                                  (MOE, getattr(rows, "moe_layers", np.zeros(rows.n)) > 0)):
+                self.sparse_rows[key] = informed & np.array(usable)
+                self.sparse_backends[key] = sorted(
+                    {b for b, use in zip(self.backend_of, self.sparse_rows[key]) if use})
+                for backend in self.sparse_backends[key]:
+                    self.index[(key, backend)] = len(self.index)
         for kernel in self.kernels:
             self.index[(kernel_name, kernel)] = len(self.index)
         for family in self.memories:
@@ -212,12 +226,14 @@ class Layout:
         return math.exp(sum(count * theta[self.index[(key, g)]] for g, count in counts.items())
                         / total)
 
-    def ops(self, theta: np.ndarray, backend: str) -> float:
-        """Shader operations per weight on ``backend``: its own figure, else the figure of the
-        backends that have one, weighted by their shader rows (0 if none has)."""
-        if backend in self.shader_backends:
-            return math.exp(theta[self.index[(OPS, backend)]])
-        pooled = self.mean(theta, OPS, (b for b, use in zip(self.backend_of, self.shader_rows)
+    def sparse(self, theta: np.ndarray, key: str, backend: str) -> float:
+        """A term only some rows have (OPS, MOE) on ``backend``: its own figure, else the
+        mean of the backends' figures weighted by their rows with the term (0 if none has)."""
+        if backend in self.sparse_backends.get(key, ()):
+            return math.exp(theta[self.index[(key, backend)]])
+        if key not in self.sparse_rows:
+            return 0.0
+        pooled = self.mean(theta, key, (b for b, use in zip(self.backend_of, self.sparse_rows[key])
                                         if use))
         return 0.0 if pooled is None else pooled
 
@@ -230,8 +246,8 @@ class Layout:
     def values(self, theta: np.ndarray, key: str) -> np.ndarray:
         """The constant ``key`` for every row (1 for a kernel family without a factor)."""
         out = np.ones(self.rows.n)
-        if key == OPS:
-            per_backend = {b: self.ops(theta, b) for b in set(self.backend_of)}
+        if key in (OPS, MOE):
+            per_backend = {b: self.sparse(theta, key, b) for b in set(self.backend_of)}
             return np.array([per_backend[b] for b in self.backend_of])
         if not self.has(key):  # a term this fit has no rows for
             return np.full(self.rows.n, neutral(key))
@@ -254,7 +270,7 @@ PREFILL_CONSTANTS = ("prefill_compute_efficiency", "prefill_attention_efficiency
 DECODE_CONSTANTS = ("decode_bandwidth_efficiency", "decode_kernel_factor", "decode_memory_factor",
                     "kv_read_efficiency",
                     "decode_token_overhead_s", "decode_layer_overhead_s", "layer_split_hop_s",
-                    OPS)
+                    OPS, MOE)
 
 
 def prefill_token_s(r: Rows, c: dict[str, np.ndarray]) -> np.ndarray:
@@ -291,7 +307,7 @@ def decode_rate(r: Rows, c: dict[str, np.ndarray], prefill_tflops: np.ndarray,
     arithmetic = (r.params_compute_per_token * (1 - r.host_layers_share)
                   * c[OPS] * r.decode_vector_batch / shader)
     step = (np.maximum(memory, compute) + arithmetic + r.allreduce_s + c["decode_token_overhead_s"]
-            + c["decode_layer_overhead_s"] * r.layers
+            + c["decode_layer_overhead_s"] * r.layers + c[MOE] * r.moe_layers
             + c["layer_split_hop_s"] * (r.layer_stages - 1) + host)
     return r.batch / step
 
@@ -311,7 +327,7 @@ PREFILL_START = {"prefill_compute_efficiency": 0.5, "prefill_attention_efficienc
 DECODE_START = {"decode_bandwidth_efficiency": 0.7, "kv_read_efficiency": 0.5,
                 "decode_token_overhead_s": 1e-3, "decode_kernel_factor": 1.0,
                 "decode_memory_factor": 0.9,
-                "decode_layer_overhead_s": 1e-5, "layer_split_hop_s": 1e-4, OPS: 5.0}
+                "decode_layer_overhead_s": 1e-5, "layer_split_hop_s": 1e-4, OPS: 5.0, MOE: 1e-5}
 
 
 # shares of a peak rate cannot exceed 1; overheads are only kept positive
@@ -401,8 +417,8 @@ class Fit:
 
     def constant(self, key: str, backend: str, kernel: str, layout: Layout, theta,
                  memory: str = "") -> float:
-        if key == OPS:
-            return layout.ops(theta, backend)
+        if key in (OPS, MOE):
+            return layout.sparse(theta, key, backend)
         if key == layout.memory_name:
             if memory in layout.memories:
                 return math.exp(theta[layout.index[(key, memory)]])
@@ -548,11 +564,11 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
     sources = sorted({item["location"].split(":")[0] for rows in data.values() for item in rows.items})
 
     def rows_text(metric: str, backend: str | None = None, kernel: str | None = None,
-                  memory: str | None = None, shader: bool = False) -> tuple[int, str]:
+                  memory: str | None = None, term: str | None = None) -> tuple[int, str]:
         rows = data[(engine, metric)]
         mask = np.ones(rows.n, dtype=bool)
-        if shader:  # the rows a shader-rate term informs: devices whose pack gives the rate
-            mask &= rows.shader_tflops > 0
+        if term is not None:  # the rows a term only some rows have informs
+            mask &= TERM_ROWS[term](rows)
         if metric == "decode_tps":
             mask &= rows.gpu_share >= 1
         if metric == "prefill_tps":
@@ -627,23 +643,24 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
                           '    note: "kernel families without enough measurements: the row-weighted geometric mean of the fitted families\' factors"',
                           "    approximate: true"])
 
-    def ops_block(layout: Layout, theta) -> None:
-        """decode_ops_per_weight: a figure for each backend with shader-rate rows."""
-        if not layout.shader_backends:
+    def sparse_block(key: str, layout: Layout, theta) -> None:
+        """A term only some rows have (OPS, MOE): a figure for each backend with such rows."""
+        if not layout.sparse_backends.get(key):
             return
-        lines.append(f"{OPS}:")
-        for backend in layout.shader_backends:
-            count, residual = rows_text("decode_tps", backend, shader=True)
-            lines.extend([f"  {backend}:", f"    value: {significant(layout.ops(theta, backend))}",
+        lines.append(f"{key}:")
+        for backend in layout.sparse_backends[key]:
+            count, residual = rows_text("decode_tps", backend, term=key)
+            lines.extend([f"  {backend}:",
+                          f"    value: {significant(layout.sparse(theta, key, backend))}",
                           f'    source: "fit: python benchmarks/fit_speed.py over the {count} '
-                          f'decode_tps rows of {engine} on {backend} devices whose pack gives '
-                          f'shader_tflops, in ' + ", ".join(sources) + '"',
+                          f'decode_tps rows of {engine} on {backend} devices {TERM_TEXT[key]}, in '
+                          + ", ".join(sources) + '"',
                           f'    note: "fitted jointly with the other constants; {residual} over those rows"',
                           "    approximate: true"])
-        count, _ = rows_text("decode_tps", shader=True)
-        lines.extend(["  default:", f"    value: {significant(layout.ops(theta, 'default'))}",
+        count, _ = rows_text("decode_tps", term=key)
+        lines.extend(["  default:", f"    value: {significant(layout.sparse(theta, key, 'default'))}",
                       f'    source: "fit: python benchmarks/fit_speed.py ({count} decode_tps rows of '
-                      f'{engine} on devices whose pack gives shader_tflops)"',
+                      f'{engine} on devices {TERM_TEXT[key]})"',
                       '    note: "backends without such rows: the row-weighted geometric mean of the '
                       'fitted backends\' figures"',
                       "    approximate: true"])
@@ -674,7 +691,8 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
         keyed("decode_token_overhead_s", fit.decode, fit.decode_theta, "decode_tps", "backend")
         keyed("decode_layer_overhead_s", fit.decode, fit.decode_theta, "decode_tps", "backend")
         shared(fit.decode, fit.decode_theta, "decode_tps")
-        ops_block(fit.decode, fit.decode_theta)
+        sparse_block(OPS, fit.decode, fit.decode_theta)
+        sparse_block(MOE, fit.decode, fit.decode_theta)
         count, residual = rows_text("decode_tps", HOST_BACKEND)
         own = HOST_BACKEND in fit.decode.backends
         lines.append("host_bandwidth_efficiency:")

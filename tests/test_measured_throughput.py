@@ -122,6 +122,24 @@ def test_each_weight_costs_shader_arithmetic_where_the_pack_gives_the_shader_rat
 
 
 
+def test_each_mixture_of_experts_layer_pays_its_routing_overhead(measured):
+    # a MoE layer launches the router's kernels and the gathered expert matmuls on top of a
+    # dense layer's: Qwen3-30B-A3B's 48 MoE layers on the M2 Ultra pay Metal's fitted figure
+    # 48 times, a dense model of as many layers (Qwen3-32B, 64 layers) pays none
+    engine = measured.engines["llama.cpp"]
+    t0 = engine.decode_token_overhead_s["metal"].value
+    tau = engine.decode_layer_overhead_s["metal"].value
+    sigma = engine.decode_moe_layer_overhead_s["metal"].value
+    assert 1e-6 < sigma < 1e-3
+    moe = estimate(measured, "qwen3-30b-a3b", "apple-m2-ultra-76c-192gb", quant="Q8_0")
+    assert moe.value("decode_overhead_s") == pytest.approx(t0 + 48 * tau + 48 * sigma)
+    dense = estimate(measured, "qwen3-32b", "apple-m2-ultra-76c-192gb", quant="Q8_0")
+    assert dense.value("decode_overhead_s") == pytest.approx(t0 + 64 * tau)
+    # a backend without MoE rows (SYCL) takes the default figure
+    assert "sycl" not in engine.decode_moe_layer_overhead_s
+    assert engine.decode_moe_layer_overhead_s["default"].value >= 0
+
+
 def test_each_sequence_the_mat_vec_kernels_take_pays_the_shader_arithmetic(measured):
     # llama.cpp runs a batch of up to 8 sequences through its matrix-vector kernels (CUDA's
     # MMVQ_MAX_BATCH_SIZE, Metal's small-batch mat-mv, Vulkan's mul_mat_vec_max_cols), each

@@ -109,9 +109,10 @@ def test_another_backend_takes_that_backends_constants(measured):
                       backend="vulkan")
     engine = measured.engines["llama.cpp"]
     assert vulkan.scenario.backend == "vulkan" and rocm.scenario.backend is None
+    lpddr = float(engine.decode_memory_factor["lpddr"].value)  # the Strix Halo's memory
     assert vulkan.value("decode_weight_efficiency") == pytest.approx(
         float(engine.decode_bandwidth_efficiency["vulkan"].value)
-        * float(engine.decode_kernel_factor["legacy"].value))
+        * float(engine.decode_kernel_factor["legacy"].value) * lpddr)
     assert rocm.value("decode_weight_efficiency") == pytest.approx(
         float(engine.decode_bandwidth_efficiency["rocm"].value)
-        * float(engine.decode_kernel_factor["legacy"].value))
+        * float(engine.decode_kernel_factor["legacy"].value) * lpddr)

@@ -71,6 +71,7 @@ class EngineSpec:
     kv_read_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
     decode_token_overhead_s: Mapping[str, Figure] = attrs.field(factory=dict)
     decode_layer_overhead_s: Mapping[str, Figure] = attrs.field(factory=dict)
+    decode_moe_layer_overhead_s: Mapping[str, Figure] = attrs.field(factory=dict)
     layer_split_hop_s: Figure | None = None
     decode_ops_per_weight: Mapping[str, Figure] = attrs.field(factory=dict)
     host_bandwidth_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
