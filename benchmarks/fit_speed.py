@@ -485,6 +485,7 @@ class Fit:
 
 
 REPEATS = 20  # device splits the cross-validation averages over
+PROFILE = "measured"  # the profile whose formulas these constants are fitted for
 
 
 def folds(rows: Rows, repeat: int) -> np.ndarray:
@@ -502,17 +503,40 @@ def folds(rows: Rows, repeat: int) -> np.ndarray:
     return np.array([fold_of[h] for h in rows.hardware])
 
 
-def summary(ratios: np.ndarray) -> str:
-    """Row count, MAPE, median APE and median ratio; ``ratios`` is one ratio per row, or one
-    line of them per device split (then every split's ratios are pooled, the count is rows)."""
+def stats(ratios: np.ndarray) -> tuple[int, float, float, float] | None:
+    """Row count, MAPE, median APE and median ratio (None for no ratio); ``ratios`` is one
+    ratio per row, or one line of them per device split (then every split's ratios are
+    pooled, the count is rows)."""
     rows = int(np.isfinite(ratios).any(axis=0).sum()) if ratios.ndim > 1 else None
     ratios = ratios[np.isfinite(ratios)]
     if not len(ratios):
-        return f"{0:5d}  {'n/a':>6}  {'n/a':>10}  {'n/a':>16}"
+        return None
     apes = np.abs(ratios - 1)
     count = rows if rows is not None else len(ratios)
-    return (f"{count:5d}  {100 * apes.mean():4.1f} %  {100 * np.median(apes):8.1f} %  "
-            f"{np.median(ratios):16.2f}")
+    return count, float(apes.mean()), float(np.median(apes)), float(np.median(ratios))
+
+
+def summary(ratios: np.ndarray) -> str:
+    """stats() as a line of the printed tables."""
+    scored = stats(ratios)
+    if scored is None:
+        return f"{0:5d}  {'n/a':>6}  {'n/a':>10}  {'n/a':>16}"
+    count, mape, median, ratio = scored
+    return f"{count:5d}  {100 * mape:4.1f} %  {100 * median:8.1f} %  {ratio:16.2f}"
+
+
+def groups_of(registry, rows: Rows) -> list[tuple[str, np.ndarray]]:
+    """The groups the held-out error is reported for: all rows, dense and MoE models,
+    discrete and unified-memory devices, each backend."""
+    groups = [("all", np.ones(rows.n, dtype=bool))]
+    for label, test in (("dense", lambda i: not _moe(registry, rows.items[i])),
+                        ("moe", lambda i: _moe(registry, rows.items[i])),
+                        ("discrete", lambda i: not registry.hardware[rows.hardware[i]].unified_memory),
+                        ("unified", lambda i: registry.hardware[rows.hardware[i]].unified_memory)):
+        groups.append((label, np.array([bool(test(i)) for i in range(rows.n)])))
+    for backend in sorted(set(rows.backend)):
+        groups.append((backend, np.array([b == backend for b in rows.backend])))
+    return groups
 
 
 HEADER = ("metric       rows on       rows    MAPE  median APE  median pred/meas\n"
@@ -558,8 +582,9 @@ def significant(value: float, digits: int = 4) -> float:
     return float(f"{value:.{digits}g}")
 
 
-def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
-    """The YAML of the fitted block of engine ``engine``."""
+def pack_block(engine: str, fit: Fit, data, held, bands, scores) -> str:
+    """The YAML of the fitted block of engine ``engine``; ``scores`` are the held-out
+    (metric, group, stats) that fitproof validate prints from it."""
     lines = []
     sources = sorted({item["location"].split(":")[0] for rows in data.values() for item in rows.items})
 
@@ -717,6 +742,14 @@ def pack_block(engine: str, fit: Fit, data, held, bands) -> str:
                 lines.append(f'    source: "fit: python benchmarks/fit_speed.py, the {q} percentile of measured / predicted over {count} held-out {metric} rows of {engine}'
                              + (f" on {backend} devices" if backend != "default" else "") + f' (2-fold cross-validation by device, {REPEATS} splits pooled)"')
                 lines.append("    approximate: true")
+    lines.extend(["held_out_accuracy:", f"  profile: {PROFILE}",
+                  f'  source: "python benchmarks/fit_speed.py: fitted on half the devices of each '
+                  f'backend, scored on the other half and the other way round, {REPEATS} device '
+                  'splits pooled"', "  groups:"])
+    for metric, group, (count, mape, median, ratio) in scores:
+        lines.append(f"    - {{metric: {metric}, group: {group}, rows: {count}, "
+                     f"mape: {significant(mape)}, median_ape: {significant(median)}, "
+                     f"median_ratio: {significant(ratio)}}}")
     return "\n".join(lines)
 
 
@@ -768,7 +801,7 @@ def main(argv=None) -> int:
                         help="exit 1 unless packs/engines/*.yaml hold exactly what this fit writes")
     parser.add_argument("--rows", action="store_true", help="print every row's held-out ratio")
     args = parser.parse_args(argv)
-    registry = fitproof.load_registry().with_profile("measured")
+    registry = fitproof.load_registry().with_profile(PROFILE)
     data, outside = load(registry), load(registry, apart=True)
     engines = sorted(engine for engine in {e for e, _ in data} if _fittable(data, engine))
     blocks, fits = {}, {}
@@ -781,15 +814,7 @@ def main(argv=None) -> int:
         held = cross_validate(data, engine)
         for metric, ratios in sorted(held.items()):
             rows = rows_by_metric[metric]
-            groups = [("all", np.ones(rows.n, dtype=bool))]
-            for label, test in (("dense", lambda i: not _moe(registry, rows.items[i])),
-                                ("moe", lambda i: _moe(registry, rows.items[i])),
-                                ("discrete", lambda i: not registry.hardware[rows.hardware[i]].unified_memory),
-                                ("unified", lambda i: registry.hardware[rows.hardware[i]].unified_memory)):
-                groups.append((label, np.array([test(i) for i in range(rows.n)])))
-            for backend in sorted(set(rows.backend)):
-                groups.append((backend, np.array([b == backend for b in rows.backend])))
-            for label, mask in groups:
+            for label, mask in groups_of(registry, rows):
                 if mask.any():
                     print(f"{metric:11s}  {label:10s}  {summary(ratios[:, mask])}")
             if args.rows:
@@ -808,8 +833,11 @@ def main(argv=None) -> int:
                 print(f"Scored apart with these constants (never fitted on): {rows.n} {metric} rows "
                       f"of {IDENTICAL_MOE_BATCH}\n{HEADER}\n"
                       f"{metric:11s}  {'apart':10s}  {summary(fit.predict(rows, metric) / rows.value)}")
+        scores = [(metric, label, scored) for metric, ratios in sorted(held.items())
+                  for label, mask in groups_of(registry, rows_by_metric[metric])
+                  if (scored := stats(ratios[:, mask])) is not None]
         blocks[engine] = pack_block(engine, fit, {k: v for k, v in data.items() if k[0] == engine},
-                                    held, bands_of(rows_by_metric, held))
+                                    held, bands_of(rows_by_metric, held), scores)
     for engine in sorted(set(registry.engines) - set(blocks)):
         if DONOR in blocks:
             blocks[engine] = borrowed(blocks[DONOR], engine)
@@ -836,7 +864,9 @@ def _fittable(data, engine: str) -> bool:
 
 
 def borrowed(block: str, engine: str) -> str:
-    """DONOR's fitted block for ``engine``, every figure saying where it comes from."""
+    """DONOR's fitted block for ``engine``, every figure saying where it comes from (and
+    without DONOR's held-out scores, which are of DONOR's rows)."""
+    block = block.split("\nheld_out_accuracy:")[0]
     block = re.sub(r'source: "[^"]*"', f'source: "too few measurement rows of {engine} in '
                    f'packs/measurements/ for a fit of its own: the figure fitted for {DONOR} '
                    '(benchmarks/fit_speed.py) stands in"', block)

@@ -99,4 +99,8 @@ def score(registry: Registry, group_by: Sequence[str] = ()) -> Accuracy:
     apart = tuple(_summaries([s for s in scored if (s.row.metric, s.outside) == key], key)
                   for key in sorted({(s.row.metric, s.outside) for s in scored
                                      if s.outside is not None}))
-    return Accuracy(registry.profile, tuple(group_by), scored, groups, apart)
+    held_out = tuple((engine_id, engine.held_out_accuracy)
+                     for engine_id, engine in sorted(registry.engines.items())
+                     if engine.held_out_accuracy is not None
+                     and engine.held_out_accuracy.profile == registry.profile)
+    return Accuracy(registry.profile, tuple(group_by), scored, groups, apart, held_out)

@@ -22,7 +22,7 @@ from .estimate_view import Verdict as Verdict
 
 if TYPE_CHECKING:
     from .derivation import Derivation
-    from .specs import Location, MeasurementRow
+    from .specs import HeldOutAccuracy, Location, MeasurementRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +101,9 @@ class Accuracy:
     groups: tuple[GroupScore, ...]
     # rows whose workload the profile's scenario does not describe, scored apart by reason
     outside: tuple[GroupScore, ...] = ()
+    # per engine, the fitted constants scored on devices left out of the fit (as its pack
+    # records them, for this profile)
+    held_out: tuple[tuple[str, HeldOutAccuracy], ...] = ()
 
     def worst(self, n: int = 5) -> list[Scored]:
         known = [s for s in self.rows if s.ape is not None and s.outside is None]

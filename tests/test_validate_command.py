@@ -88,6 +88,39 @@ def test_validate_text_table(capsys):
     out = capsys.readouterr().out
     assert out.startswith("Accuracy of the seed profile against ")
     assert "decode_tps" in out and "prefill_tps" in out and "Worst cases" in out
+    # the seed profile's formulas were not fitted: no held-out table
+    assert "On devices left out of the fit" not in out
+
+
+def test_validate_prints_the_held_out_scores_the_fit_wrote(capsys):
+    # benchmarks/fit_speed.py writes the cross-validation's scores into the engine pack (and
+    # --check keeps them equal to a refit); validate prints them for the profile they are of
+    registry = fitproof.load_registry(plugins=False)
+    scores = registry.engines["llama.cpp"].held_out_accuracy
+    assert scores.profile == "measured" and "fit_speed.py" in scores.source
+    assert registry.engines["vllm"].held_out_accuracy is None  # it has no fit of its own
+    by_group = {(g.metric, g.group): g for g in scores.groups}
+    # issue 9's targets, on devices left out of the fit
+    for group in ("all", "dense", "moe", "discrete", "unified"):
+        assert by_group[("decode_tps", group)].mape <= 0.18, group
+        assert by_group[("decode_tps", group)].median_ape <= 0.12, group
+    assert by_group[("prefill_tps", "all")].median_ape <= 0.25
+    decode = by_group[("decode_tps", "all")]
+    assert decode.rows == sum(by_group[("decode_tps", g)].rows for g in ("dense", "moe"))
+
+    assert main(["validate", "--no-plugins"]) == 0
+    out = capsys.readouterr().out
+    assert "On devices left out of the fit (llama.cpp)" in out
+    line = next(row for row in out.splitlines() if row.split()[:2] == ["decode_tps", "all"]
+                and row.split()[2] == str(decode.rows))
+    assert f"{decode.mape * 100:.1f} %" in line and f"{decode.median_ape * 100:.1f} %" in line
+    assert main(["validate", "--no-plugins", "--format", "json"]) == 0
+    shown = json.loads(capsys.readouterr().out)["held_out"]
+    assert [h["engine"] for h in shown] == ["llama.cpp"]
+    assert {"metric": "decode_tps", "group": "unified", "count": by_group[("decode_tps", "unified")].rows,
+            "mape": by_group[("decode_tps", "unified")].mape,
+            "median_ape": by_group[("decode_tps", "unified")].median_ape,
+            "median_ratio": by_group[("decode_tps", "unified")].median_ratio} in shown[0]["groups"]
 
 
 BAD = """\

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .architecture import ArchitecturePack
 from .catalog import CatalogPack
 from .common import NO_PACK, Figure, Location, PackFile, Sources
-from .engine import EngineSpec, LaunchPart, LaunchTemplate
+from .engine import EngineSpec, HeldOutAccuracy, HeldOutScore, LaunchPart, LaunchTemplate
 from .formulas import FormulaDef, FormulaPack
 from .hardware import HardwareSpec
 from .importer import CheckpointFormatRule, FamilyRule, ImporterPack
@@ -33,7 +33,8 @@ from .workload import WorkloadSpec
 __all__ = [
     "KINDS", "NO_PACK", "PACK_CLASSES", "PACK_KINDS", "ROW_FALLBACK_CLASSES", "TENSOR_CLASSES",
     "ArchitecturePack", "BlockType", "CatalogPack", "CheckpointFormatRule", "CloudOffer",
-    "EngineSpec", "FamilyRule", "Figure", "FormulaDef", "FormulaPack", "HardwareSpec", "ImporterPack",
+    "EngineSpec", "FamilyRule", "Figure", "FormulaDef", "FormulaPack", "HardwareSpec",
+    "HeldOutAccuracy", "HeldOutScore", "ImporterPack",
     "InputDef", "InputPack", "Location", "KVCachePack", "KVCacheType", "KVTuningSpec", "LaunchPart",
     "LaunchTemplate", "Listing", "MeasurementPack", "MeasurementRow", "ModelSpec", "PackFile",
     "PackKind", "ProfilePack", "Provider", "QuantFormat", "QuantizationPack",

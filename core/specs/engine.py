@@ -26,6 +26,27 @@ class LaunchTemplate:
 
 
 @attrs.frozen
+class HeldOutScore:
+    """One group's error on devices left out of the speed fit (benchmarks/fit_speed.py)."""
+
+    metric: str
+    group: str
+    rows: int
+    mape: float
+    median_ape: float
+    median_ratio: float
+
+
+@attrs.frozen
+class HeldOutAccuracy:
+    """The fitted constants scored on devices left out of the fit, for one profile."""
+
+    profile: str
+    source: str
+    groups: tuple[HeldOutScore, ...] = ()
+
+
+@attrs.frozen
 class EngineSpec:
     """An inference engine."""
 
@@ -82,6 +103,7 @@ class EngineSpec:
     batch_tokens: Figure | None = None
     pipeline_copies: Figure | None = None
     decode_vector_batch_max: Figure | None = None
+    held_out_accuracy: HeldOutAccuracy | None = None
     decode_band_low: Mapping[str, Figure] = attrs.field(factory=dict)
     decode_band_high: Mapping[str, Figure] = attrs.field(factory=dict)
     prefill_band_low: Mapping[str, Figure] = attrs.field(factory=dict)
