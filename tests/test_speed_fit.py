@@ -47,13 +47,13 @@ def test_held_out_errors_do_not_regress(printed):
     # the figures of the shipped fit (twenty device splits pooled), rounded up: a change to the
     # formulas or the data that makes held-out predictions worse fails here
     mape, median = held_out(printed, "decode_tps", "all")
-    assert mape <= 13.5 and median <= 8.5
+    assert mape <= 13.0 and median <= 8.5
     assert held_out(printed, "prefill_tps", "all")[1] <= 25.0
     assert held_out(printed, "decode_tps", "discrete")[1] <= 7.0
     mape, median = held_out(printed, "decode_tps", "moe")
-    assert mape <= 15.5 and median <= 10.5
+    assert mape <= 14.5 and median <= 10.5
     mape, median = held_out(printed, "decode_tps", "unified")
-    assert mape <= 16.5 and median <= 11.5
+    assert mape <= 15.5 and median <= 11.0
 
 
 def test_held_out_decode_and_prefill_errors_meet_the_targets(printed):
