@@ -40,6 +40,7 @@ class HardwareSpec:
     interconnect_latency_us: Figure | None = None
     backend: str | None = None
     visible_memory_gib: Figure | None = None
+    host_link_gbs: Figure | None = None
     form_factor: str | None = None
     pack: PackFile = NO_PACK
 

@@ -26,6 +26,8 @@ class MeasurementRow:
     gpus: int = 1
     batch: int = 1
     ubatch: int | None = None
+    cpu_moe: int | None = None
+    host: str | None = None
     sequences: str = "independent"
     calibration_line: int | None = None
     note: str | None = None
