@@ -305,6 +305,23 @@ def check_catalogs(loaded: Sequence[LoadedPack]) -> list[Problem]:
     return found
 
 
+#: the names a verdict's label may fill ("Not supported by {engine} on {hardware}")
+VERDICT_LABEL_NAMES = ("engine", "hardware")
+
+
+def check_verdict_labels(loaded: Sequence[LoadedPack]) -> list[Problem]:
+    """A verdict label uses the restricted format language and names only the scenario's
+    engine and hardware."""
+    found = []
+    for pack in (p for p in loaded if p.kind == "verdicts"):
+        for index, rule in enumerate(pack.obj.rules):
+            for message in message_problems(rule.label, VERDICT_LABEL_NAMES):
+                found.append(Problem(message, pack.path,
+                                     pack.obj.pack.line_of("rules", index, "label"),
+                                     f"rules.{index}.label"))
+    return found
+
+
 Check = Callable[[Sequence[LoadedPack]], list[Problem]]
 
 #: every check run before the graph is built, in the order their problems are listed
@@ -320,6 +337,7 @@ CHECKS: tuple[tuple[str, Check], ...] = (
     ("families", check_families),
     ("offers", check_offers),
     ("catalogs", check_catalogs),
+    ("verdict-labels", check_verdict_labels),
 )
 
 

@@ -75,6 +75,14 @@ class Verdict(NamedTuple):
     source: str
 
 
+def verdict_of(rule_id: str, label: str, source: str, engine: str, hardware: str) -> Verdict:
+    """The verdict of rule ``rule_id``, its label's ``{engine}`` and ``{hardware}`` filled
+    with the scenario's names ("Not supported by vLLM on Apple M4 Max")."""
+    from .message_format import fill
+
+    return Verdict(rule_id, fill(label, {"engine": engine, "hardware": hardware}), source)
+
+
 class EstimateView(NamedTuple):
     """One evaluated scenario as a renderer sees it: names, quantities, verdict, picks."""
 
@@ -89,6 +97,7 @@ class EstimateView(NamedTuple):
     unknown_cause: str | None  # why no verdict rule decided: "name is missing (file:line)"
     selections: Mapping[str, Mapping[str, Any]]
     hardware_unverified: bool = False  # the hardware pack has no public datasheet
+    warnings: tuple[str, ...] = ()  # the verdicts pack's warnings that apply
 
     def value(self, name: str) -> float | None:
         quantity = self.quantities.get(name)
@@ -107,4 +116,5 @@ class EstimateView(NamedTuple):
                         {"id": None, "label": "Unknown (missing figures)", "source": None}),
             "selections": {name: dict(picked) for name, picked in self.selections.items()},
             **({"hardware_unverified": True} if self.hardware_unverified else {}),
+            "warnings": list(self.warnings),
         }

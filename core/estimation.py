@@ -8,9 +8,11 @@ from typing import Any
 
 from .derivation import Derivation, DerivationBuilder
 from .errors import InputError
+from .estimate_view import verdict_of
 from .evaluator import Evaluation
 from .registry import Registry
 from .scenario import Scenario, scenario_row
+from .scenario_checks import outcome, refuse
 from .views import EstimateView, Quantity, Verdict
 
 __all__ = ["Batch", "Estimate", "Quantity", "Verdict"]
@@ -43,7 +45,16 @@ class Estimate:
         self.verdict: Verdict | None = None
         if index >= 0:
             rule = graph.verdicts[index]
-            self.verdict = Verdict(rule.rule.id, rule.rule.label, rule.location)
+            self.verdict = verdict_of(
+                rule.rule.id, rule.rule.label, rule.location,
+                registry.engines[scenario.engine].name,
+                registry.hardware[scenario.hardware].display_name)
+        # a scenario the verdicts pack refuses (a context past the trained length) is an
+        # input error; one it warns about carries the warning
+        refusal, self.warnings = outcome([c.plain for c in graph.checks],
+                                         self.evaluation.scalar,
+                                         scenario_names(registry, scenario))
+        refuse(refusal)
 
     def value(self, name: str) -> float | None:
         """Value of quantity ``name``."""
@@ -95,7 +106,8 @@ class Estimate:
             kv_from_budget=bool(registry.engines[scenario.engine].kv_from_budget),
             quantities=dict(self.quantities), verdict=self.verdict,
             unknown_cause=unknown_cause, selections=self.selections(),
-            hardware_unverified=registry.hardware[scenario.hardware].unverified)
+            hardware_unverified=registry.hardware[scenario.hardware].unverified,
+            warnings=self.warnings)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract of ``fitproof estimate --json`` (see DESIGN.md)."""
@@ -135,6 +147,23 @@ class Batch:
         return np.broadcast_to(np.asarray(self.evaluation.get(name), dtype=float),
                                (len(self.scenarios),))
 
+    def checks(self, row: int) -> tuple[str | None, tuple[str, ...]]:
+        """Scenario ``row``'s refusal (its message, or ``None``) and warnings."""
+        return outcome([c.plain for c in self.registry.graph.checks],
+                       lambda name: float(self.array(name)[row]),
+                       scenario_names(self.registry, self.scenarios[row]))
+
+    def refused(self) -> list[bool]:
+        """Whether each scenario is refused (a context past the trained length, say)."""
+        import numpy as np
+
+        refused = np.zeros(len(self.scenarios), dtype=bool)
+        for node in self.registry.graph.checks:
+            if node.kind == "refusals":
+                truth = self.array(node.check.when)
+                refused |= np.nan_to_num(truth, nan=0.0) != 0
+        return refused.tolist()
+
     def verdict_ids(self) -> list[str | None]:
         """The id of every scenario's verdict."""
         ids = [node.rule.id for node in self.registry.graph.verdicts]
@@ -149,6 +178,16 @@ class Batch:
     def estimate(self, index: int) -> Estimate:
         """The full :class:`Estimate` (with derivations) of one scenario."""
         return Estimate(self.registry, self.scenarios[index])
+
+
+REFUSED = "refused"  # the verdict column of a scenario the verdicts pack refuses
+
+
+def scenario_names(registry: Registry, scenario: Scenario) -> dict[str, str]:
+    """The names a refusal's or warning's message may use."""
+    return {"model": registry.models[scenario.model].name,
+            "hardware": registry.hardware[scenario.hardware].display_name,
+            "engine": registry.engines[scenario.engine].name}
 
 
 CHUNK = 20_000  # scenarios per batch of estimate_columns: bounds its memory
@@ -170,7 +209,8 @@ def estimate_columns(registry: Registry, scenarios: Sequence[Scenario], names: S
         batch = Batch(registry, list(scenarios[start:start + chunk]))
         for name in names:
             parts[name].append(np.array(batch.array(name), dtype=float))
-        verdicts.extend(batch.verdict_ids())
+        verdicts.extend(REFUSED if refused else verdict
+                        for verdict, refused in zip(batch.verdict_ids(), batch.refused()))
     columns: dict[str, Any] = {name: np.concatenate(arrays) for name, arrays in parts.items()}
     columns["verdict"] = verdicts
     return columns

@@ -40,6 +40,8 @@ def js_expression(tree: list[Any]) -> str:
     kind = tree[0]
     if kind == "num":
         return _number(float(tree[1]))
+    if kind == "unknown":
+        return "NaN"
     if kind == "ref":
         return f"e[{json.dumps(str(tree[1]))}]"
     if kind == "unary":

@@ -13,6 +13,7 @@ or sympy expressions (``symbolic.py``); pack text never reaches eval, exec or sy
 from __future__ import annotations
 
 import ast
+import math
 import warnings
 from collections.abc import Iterator
 from typing import Any, Union, cast
@@ -37,6 +38,9 @@ FUNCTIONS: dict[str, tuple[int, int | None]] = {
     "coalesce": (2, None),
 }
 _CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False}
+# the value no figure gives: a speed an engine cannot reach on a device, say (every
+# evaluator treats it as a missing figure: NaN, propagated and three-valued in logic)
+UNKNOWN = "unknown"
 
 _BINARY = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/",
@@ -209,6 +213,8 @@ class _Converter:
             raise FormulaSyntaxError(f"{kind} constants are not allowed in formulas",
                                      node.col_offset + 1)
         if isinstance(node, ast.Name):
+            if node.id == UNKNOWN:
+                return Num(math.nan)
             if node.id in _CONSTANT_NAMES:
                 return Num(1.0 if _CONSTANT_NAMES[node.id] else 0.0)
             self._check_name(node.id, node)
@@ -320,6 +326,8 @@ def tree_data(node: Node) -> list[Any]:
     """``node`` as nested lists of strings and numbers: what a snapshot stores, and
     ``scalar.compile_data`` turns back into a function."""
     if isinstance(node, Num):
+        if math.isnan(node.value):
+            return ["unknown"]
         return ["num", float(node.value)]
     if isinstance(node, Ref):
         return ["ref", node.name]

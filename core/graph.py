@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import attrs
 
@@ -17,8 +17,21 @@ from .compiled import Compiled, compile_tree
 from .errors import Problem
 from .formula_parser import Formula, FormulaSyntaxError, parse_formula
 from .namespaces import NAMESPACES, known_field_names, namespace_fields
-from .specs import (ArchitecturePack, FormulaDef, FormulaPack, InputDef, InputPack, Location,
-                    SelectionDef, SelectionPack, VerdictPack, VerdictRule)
+from .specs import (
+    ArchitecturePack,
+    FormulaDef,
+    FormulaPack,
+    InputDef,
+    InputPack,
+    Location,
+    SelectionDef,
+    SelectionPack,
+    VerdictPack,
+    VerdictRule,
+)
+
+if TYPE_CHECKING:
+    from .scenario_checks import CheckNode
 
 ARCH = "arch."
 
@@ -100,6 +113,7 @@ class FormulaGraph:
     verdicts: tuple[VerdictNode, ...]
     inputs: Mapping[str, InputNode]
     dispatched: Mapping[str, Mapping[str, FormulaNode]] = attrs.field(factory=dict)
+    checks: tuple[CheckNode, ...] = ()  # refusals and warnings (scenario_checks.py)
     _reads: dict[str, frozenset[str]] = attrs.field(factory=dict, eq=False, repr=False)
 
     def node_for(self, name: str, family: str | None = None) -> FormulaNode | None:

@@ -6,11 +6,20 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Sequence
 
+import attrs
+
 from .errors import Problem
 from .formula_parser import FormulaSyntaxError, parse_formula
 from .graph import FormulaGraph, build_graph
-from .specs import (ArchitecturePack, FormulaPack, InputPack, ReportPack, SelectionPack,
-                    VerdictPack)
+from .scenario_checks import link_checks
+from .specs import (
+    ArchitecturePack,
+    FormulaPack,
+    InputPack,
+    ReportPack,
+    SelectionPack,
+    VerdictPack,
+)
 from .views import LoadedPack
 
 
@@ -49,6 +58,12 @@ def profile_graph(loaded: Sequence[LoadedPack], profile: str | None,
         [o for o in objs if isinstance(o, VerdictPack)],
         [o for o in objs if isinstance(o, InputPack)],
         [o for o in objs if isinstance(o, ArchitecturePack)])
+    known = {**{n: f.definition.unit for n, f in graph.formulas.items()},
+             **{n: i.definition.unit for n, i in graph.inputs.items()}}
+    checks, check_problems = link_checks(
+        [o for o in objs if isinstance(o, VerdictPack)], known)
+    graph = attrs.evolve(graph, checks=checks)
+    problems += check_problems
     for pack in loaded:
         if isinstance(pack.obj, ReportPack):
             problems += _report_names(pack.path, pack.obj, graph)

@@ -15,13 +15,14 @@ from typing import Any
 import numpy as np
 
 from .compiled import compile_tree
+from .errors import InputError
 from .estimation import Estimate
 from .formula_parser import parse_formula
 from .launch import engine_kv_flag, launch_command
 from .registry import Registry
 from .report_plan import Plan, Variants, cell_of, pick_of, spec_of
 from .report_view import (Cell, ContextRow, FineTuneRow, HardwareRow, KVTuning, ModelRow,
-                          ProviderRow, QuantRow, Report, ReportView)
+                          ProviderRow, QuantRow, Report, ReportView, Skipped)
 from .scenario import SELECTORS, Scenario, resolve_scenario
 from .specs import EngineSpec, HardwareSpec, ReportPack
 
@@ -46,12 +47,13 @@ def build_report(registry: Registry, scenario: Scenario) -> Report:
     best_single = next((p for p in picks if p.slot == spec.purchase_recommendation), None)
     # every section's variants in one batch
     plan = Plan(registry)
-    finetune = _finetune(registry, scenario, plan)
-    quantizations = _quantizations(registry, scenario, plan)
+    skipped: list[Skipped] = []  # rows a section leaves out, each with why
+    finetune = _finetune(registry, scenario, plan, skipped)
+    quantizations = _quantizations(registry, scenario, plan, skipped)
     kv_tuning = _kv_tuning(registry, scenario, plan)
-    contexts = _contexts(registry, scenario, plan)
-    compatibility = _compatibility(registry, scenario, plan)
-    other_models = _other_models(registry, scenario, plan)
+    contexts = _contexts(registry, scenario, plan, skipped)
+    compatibility = _compatibility(registry, scenario, plan, skipped)
+    other_models = _other_models(registry, scenario, plan, skipped)
     launch = _launch(registry, scenario, estimate, plan)
     plan.run()
     return Report(
@@ -60,7 +62,7 @@ def build_report(registry: Registry, scenario: Scenario) -> Report:
         tco=tco, best_single=best_single, finetune=finetune(), kv_tuning=kv_tuning(),
         contexts=contexts(), compatibility=compatibility(),
         compare_contexts=tuple(spec.compare_contexts), quantizations=quantizations(),
-        other_models=other_models())
+        other_models=other_models(), skipped=tuple(skipped))
 
 
 def report_view(registry: Registry, report: Report) -> ReportView:
@@ -87,6 +89,27 @@ def _variant(registry: Registry, scenario: Scenario, **changes: Any) -> Scenario
     choices["backend"] = scenario.backend
     choices.update(changes)
     return resolve_scenario(registry, inputs=inputs, **choices)
+
+
+def _applicable(registry: Registry, scenario: Scenario, section: str,
+                options: list[tuple[Any, str, dict[str, Any]]], skipped: list[Skipped]
+                ) -> tuple[list[Any], list[Scenario]]:
+    """The options of ``section`` whose variant of ``scenario`` applies, and those variants.
+
+    Each option is (key, name, changes). A variant the scenario's checks refuse (a format
+    the other model cannot take, a tensor split its heads do not divide) is left out of the
+    section and recorded in ``skipped`` with the check's message: a row that does not
+    apply never fails the report."""
+    keys, variants = [], []
+    for key, name, changes in options:
+        try:
+            variant = _variant(registry, scenario, **changes)
+        except InputError as error:
+            skipped.append(Skipped(section, name, str(error)))
+            continue
+        keys.append(key)
+        variants.append(variant)
+    return keys, variants
 
 
 def _launch(registry: Registry, scenario: Scenario, estimate: Estimate, plan: Plan
@@ -156,12 +179,14 @@ def _providers(registry: Registry, estimate: Estimate) -> tuple[ProviderRow, ...
     return tuple(rows)
 
 
-def _finetune(registry: Registry, scenario: Scenario, plan: Plan
+def _finetune(registry: Registry, scenario: Scenario, plan: Plan, skipped: list[Skipped]
               ) -> Callable[[], tuple[FineTuneRow, ...]]:
     spec = spec_of(registry)
-    workloads = [w for w in spec.finetune_workloads if w in registry.workloads]
-    variants = plan.add("finetune", [_variant(registry, scenario, workload=w, quant=None)
-                                     for w in workloads], picks=True)
+    workloads, scenarios = _applicable(
+        registry, scenario, "finetune",
+        [(w, registry.workloads[w].name, {"workload": w, "quant": None})
+         for w in spec.finetune_workloads if w in registry.workloads], skipped)
+    variants = plan.add("finetune", scenarios, picks=True)
     return lambda: _finetune_rows(registry, workloads, variants)
 
 
@@ -220,7 +245,7 @@ def _kv_tuning_rows(registry: Registry, variants: Variants) -> KVTuning:
              tuning.saving.precision), tuning.saving.expr, tuple(flags))
 
 
-def _contexts(registry: Registry, scenario: Scenario, plan: Plan
+def _contexts(registry: Registry, scenario: Scenario, plan: Plan, skipped: list[Skipped]
               ) -> Callable[[], tuple[ContextRow, ...]]:
     windows = list(spec_of(registry).context_windows)
     model = registry.models[scenario.model]
@@ -229,19 +254,26 @@ def _contexts(registry: Registry, scenario: Scenario, plan: Plan
         windows = [w for w in windows if w <= longest]
         if longest not in windows:
             windows.append(longest)
-    variants = plan.add("contexts", [_variant(registry, scenario, inputs={"context": w})
-                                     for w in windows])
+    windows, scenarios = _applicable(
+        registry, scenario, "contexts",
+        [(w, f"{w:,}", {"inputs": {"context": w}}) for w in windows], skipped)
+    variants = plan.add("contexts", scenarios)
     return lambda: tuple(ContextRow(w, **variants.columns("contexts", i),
                                     verdict=variants.verdict(i))
                          for i, w in enumerate(windows))
 
 
-def _compatibility(registry: Registry, scenario: Scenario, plan: Plan
+def _compatibility(registry: Registry, scenario: Scenario, plan: Plan, skipped: list[Skipped]
                    ) -> Callable[[], tuple[HardwareRow, ...]]:
     contexts = spec_of(registry).compare_contexts
-    hardware = sorted(registry.accelerators.values(),
-                      key=lambda h: (h.vendor, h.memory_gb.value, h.memory_bandwidth_gbs.value,
-                                     h.id))
+    ordered = sorted(registry.accelerators.values(),
+                     key=lambda h: (h.vendor, h.memory_gb.value, h.memory_bandwidth_gbs.value,
+                                    h.id))
+    # an accelerator is a row when the scenario applies to it at every compared context
+    hardware, _ = _applicable(
+        registry, scenario, "compatibility",
+        [(h, h.display_name, {"hardware": h.id, "inputs": {"context": max(contexts)}})
+         for h in ordered], skipped)
     variants = plan.add("compatibility",
                         [_variant(registry, scenario, hardware=h.id, inputs={"context": c})
                          for c in contexts for h in hardware])
@@ -262,12 +294,14 @@ def _compatibility_rows(hardware: list[HardwareSpec], contexts: int, variants: V
     return tuple(rows)
 
 
-def _quantizations(registry: Registry, scenario: Scenario, plan: Plan
+def _quantizations(registry: Registry, scenario: Scenario, plan: Plan, skipped: list[Skipped]
                    ) -> Callable[[], tuple[QuantRow, ...]]:
     spec = spec_of(registry)
-    formats = [q for q in spec.quantizations if q in registry.quant_formats]
-    variants = plan.add("quantizations", [_variant(registry, scenario, quant=q) for q in formats],
-                        picks=True)
+    formats, scenarios = _applicable(
+        registry, scenario, "quantizations",
+        [(q, q, {"quant": q}) for q in spec.quantizations if q in registry.quant_formats],
+        skipped)
+    variants = plan.add("quantizations", scenarios, picks=True)
     return lambda: _quantization_rows(registry, formats, variants)
 
 
@@ -284,13 +318,16 @@ def _quantization_rows(registry: Registry, formats: list[str], variants: Variant
     return tuple(rows)
 
 
-def _other_models(registry: Registry, scenario: Scenario, plan: Plan
+def _other_models(registry: Registry, scenario: Scenario, plan: Plan, skipped: list[Skipped]
                   ) -> Callable[[], tuple[ModelRow, ...]]:
     """The other models on this hardware (same format, context and inputs): those whose
     ``fits`` column is true first, then by the ``size`` column, largest first (the report
     pack names both quantities)."""
-    models = [m for m in sorted(registry.models) if m != scenario.model]
-    variants = plan.add("other_models", [_variant(registry, scenario, model=m) for m in models])
+    models, scenarios = _applicable(
+        registry, scenario, "other_models",
+        [(m, registry.models[m].name, {"model": m})
+         for m in sorted(registry.models) if m != scenario.model], skipped)
+    variants = plan.add("other_models", scenarios)
 
     def rows() -> tuple[ModelRow, ...]:
         built = []

@@ -114,6 +114,16 @@ class ModelRow:
 
 
 @attrs.frozen
+class Skipped:
+    """A row a section leaves out because its variant of the scenario does not apply (a
+    format the other model cannot take, a split its heads do not divide), and why."""
+
+    section: str
+    name: str
+    reason: str
+
+
+@attrs.frozen
 class KVTuning:
     contexts: tuple[int, int]
     kv_cache: tuple[Cell, Cell]
@@ -145,6 +155,11 @@ class Report:
     compare_contexts: tuple[int, ...]
     quantizations: tuple[QuantRow, ...]
     other_models: tuple[ModelRow, ...]
+    skipped: tuple[Skipped, ...] = ()
+
+    def skipped_in(self, section: str) -> tuple[Skipped, ...]:
+        """The rows ``section`` leaves out, with why."""
+        return tuple(s for s in self.skipped if s.section == section)
 
     @property
     def verdict(self) -> Verdict | None:

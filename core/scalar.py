@@ -190,6 +190,8 @@ def compile_data(data: list[Any]) -> Scalar:
     """A closure computing the tree ``data`` (see ``formula_parser.tree_data``) from a dict of
     floats."""
     kind = data[0]
+    if kind == "unknown":
+        return lambda env: NAN
     if kind == "num":
         constant = float(data[1])
         return lambda env: constant

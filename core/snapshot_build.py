@@ -200,7 +200,8 @@ def build_snapshot(registry: Registry, *, located: bool = False,
     graph = registry.graph
     entities = _Entities(located)
     shown = [n for n in graph.formulas if not graph.depends_on(n, CANDIDATE_ONLY)]
-    verdict_refs = sorted({r for v in graph.verdicts for r in v.when.refs})
+    verdict_refs = sorted({r for v in graph.verdicts for r in v.when.refs}
+                          | {r for c in graph.checks for r in c.reads if r in graph.formulas})
     order = _order(graph, [*shown, *verdict_refs, *graph.selections, *roots])
     collections: dict[str, list[dict[str, Any]]] = {}
     selections = {n: _selection(registry, n, entities, collections, order)
@@ -226,6 +227,7 @@ def build_snapshot(registry: Registry, *, located: bool = False,
                        for n, by in graph.dispatched.items()},
         "verdicts": [{"id": v.rule.id, "label": v.rule.label, "source": v.location,
                       "when": tree_data(v.when.tree)} for v in graph.verdicts],
+        "checks": [list(c.plain) for c in graph.checks],
         "selections": selections,
         "picked": picked,
         "collections": collections,

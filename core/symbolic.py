@@ -59,6 +59,8 @@ def to_sympy(node: Node) -> sympy.Basic:
     """Convert a parsed formula tree to an unevaluated sympy expression."""
     if isinstance(node, Num):
         value = node.value
+        if value != value:  # the formula language's `unknown`
+            return sympy.Symbol("unknown")
         return sympy.Integer(int(value)) if value.is_integer() else sympy.Float(repr(value))
     if isinstance(node, Ref):
         return _symbol(node.name)

@@ -53,6 +53,7 @@ INPUT_OPTIONS = {
     "electricity_usd_per_kwh": "--electricity-price", "budget_usd": "--budget",
     "split": "--split", "ubatch": "--ubatch", "cpu_moe": "--cpu-moe",
     "gpu_memory_utilization": "--gpu-memory-utilization",
+    "gpu_memory_limit": "--gpu-memory-limit", "rope_scale": "--rope-scale",
 }
 
 
@@ -91,6 +92,14 @@ def scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool = 
     parser.add_argument("--gpu-memory-utilization", dest="gpu_memory_utilization", type=number,
                         metavar="SHARE", help="share of each device's memory the engine may "
                         "fill, 0-1 (vLLM; default: the engine pack's)")
+    parser.add_argument("--gpu-memory-limit", dest="gpu_memory_limit", type=number,
+                        metavar="GIB", help="memory in GiB the OS lets each device use (a "
+                        "Mac's iogpu.wired_limit_mb, an AMD APU's GTT; default: the hardware "
+                        "pack's)")
+    parser.add_argument("--rope-scale", dest="rope_scale", type=number, metavar="FACTOR",
+                        help="RoPE context scaling the engine runs with (llama.cpp "
+                             "--rope-scale): allows a context past the model's trained length, "
+                             "with a warning")
     parser.add_argument("--engine", metavar="ENGINE", help="llama.cpp (default) or vllm")
     parser.add_argument("--host", metavar="HOST",
                         help="the machine whose system memory holds offloaded weights (a cpu "

@@ -5,6 +5,7 @@ Both load nothing beyond the view: a single estimate from a snapshot renders wit
 from __future__ import annotations
 
 import json
+import textwrap
 
 from ..estimate_view import EstimateView
 from .display import display_number, signed
@@ -66,37 +67,42 @@ def _kv_capacity_lines(result: EstimateView) -> list[str]:
             f"({_q(result, 'max_concurrency')}x the context)"]
 
 
-def render_estimate(result: EstimateView) -> str:
-    """A compact, readable summary of one scenario (fits in 80 columns)."""
-    scenario = result.scenario
-    inputs = scenario.inputs
-    gpus = int(inputs.get("gpus", 1))
-    devices = f"{gpus}x " if gpus > 1 else ""
-    verdict = result.verdict.label if result.verdict else _unknown_verdict(result)
+def _training(result: EstimateView) -> bool:
+    """A fine-tuning workload: it keeps gradients, optimizer state or activations."""
+    return bool(result.value("training_state_gib") or result.value("activations_gib"))
+
+
+def _all_devices(result: EstimateView, name: str, per_device: str, gpus: int) -> str:
+    """A part every device holds: all devices together (``name``), then one device's share."""
+    if gpus < 2 or name not in result.quantities or per_device not in result.quantities:
+        return _q(result, name if name in result.quantities else per_device, "GiB")
+    return f"{_q(result, name, 'GiB')} ({_q(result, per_device, 'GiB')} per device)"
+
+
+def _memory_parts(result: EstimateView, gpus: int) -> list[str]:
+    """The parts of the requirement, each as it counts toward "Required" (they add up to it)."""
+    lines = [f"    Model weights             {_q(result, 'weights_gib', 'GiB')}"]
+    if _training(result):
+        lines += [f"    Gradients & optimizer     {_q(result, 'training_state_gib', 'GiB')}",
+                  f"    Training activations      {_q(result, 'activations_gib', 'GiB')}"]
+    else:
+        kv = (_all_devices(result, "devices_kv_gib", "device_kv_gib", gpus)
+              if "devices_kv_gib" in result.quantities else _q(result, "kv_cache_gib", "GiB"))
+        buffers = _all_devices(result, "devices_overhead_gib", "overhead_gib", gpus)
+        lines += [f"    KV cache & state          {kv}",
+                  f"    Engine & activation       {buffers}"]
+    kept = _q(result, "offload_gib", "GiB")
+    minus = "-" if result.value("offload_gib") else ""
+    lines.append(f"    Kept in system RAM        {minus}{kept}{_host(result)}")
+    return lines
+
+
+def _speed_and_cost(result: EstimateView) -> list[str]:
+    """Speed and cost of serving tokens; a fine-tuning workload serves none."""
+    if _training(result):
+        return ["  Speed and cost", "    not estimated for a fine-tuning workload (it serves no tokens)"]
+    inputs = result.scenario.inputs
     lines = [
-        f"{result.model_name} on {devices}{result.hardware_name}",
-        f"{scenario.quant} · {int(inputs['context']):,} tokens context · KV {scenario.kv} · "
-        f"batch {int(inputs['batch'])} · {result.engine_name}",
-        "",
-        f"  {verdict}",
-        *([f"  {result.hardware_name} has no public datasheet: its figures are unverified",
-           "  (see the notes of its pack)"] if result.hardware_unverified else []),
-        "",
-        "  Memory",
-        f"    Model weights             {_q(result, 'weights_gib', 'GiB')}",
-        f"    KV cache & state          {_q(result, 'kv_cache_gib', 'GiB')}",
-        f"    Engine & activation       {_q(result, 'overhead_gib', 'GiB')}"
-        + (" per device" if gpus > 1 and "device_required_gib" in result.quantities else ""),
-        f"    Offloaded to system RAM   {_q(result, 'offload_gib', 'GiB')}{_host(result)}",
-        f"    Required                  {_q(result, 'total_gib', 'GiB')} "
-        f"({_q(result, 'total_gb', 'GB')})",
-        f"    Usable                    {_q(result, 'usable_gib', 'GiB')} of "
-        f"{_q(result, 'physical_gb', 'GB')} physical",
-        f"    Headroom                  {signed(_q(result, 'headroom_gib', 'GiB'))} "
-        f"({_q(result, 'utilization')} utilization)",
-        *_device_lines(result, gpus),
-        *_kv_capacity_lines(result),
-        "",
         "  Speed",
         f"    Decode                    {_banded(result, 'decode_tps', 'tok/s')}",
         f"    Prefill                   {_banded(result, 'prefill_tps', 'tok/s')}",
@@ -111,6 +117,41 @@ def render_estimate(result: EstimateView) -> str:
                      f"{_q(result, 'cloud_hourly_usd', '', '$')}/h ({offer['label']})")
     else:
         lines.append("    Per 1M tokens             n/a (no cloud offer is known to hold this model)")
+    return lines
+
+
+def render_estimate(result: EstimateView) -> str:
+    """A compact, readable summary of one scenario (fits in 80 columns)."""
+    scenario = result.scenario
+    inputs = scenario.inputs
+    gpus = int(inputs.get("gpus", 1))
+    devices = f"{gpus}x " if gpus > 1 else ""
+    verdict = result.verdict.label if result.verdict else _unknown_verdict(result)
+    lines = [
+        f"{result.model_name} on {devices}{result.hardware_name}",
+        f"{scenario.quant} · {int(inputs['context']):,} tokens context · KV {scenario.kv} · "
+        f"batch {int(inputs['batch'])} · {result.engine_name}",
+        "",
+        f"  {verdict}",
+        *(line for warning in result.warnings
+          for line in textwrap.wrap(f"Warning: {warning}", 78, initial_indent="  ",
+                                    subsequent_indent="    ")),
+        *([f"  {result.hardware_name} has no public datasheet: its figures are unverified",
+           "  (see the notes of its pack)"] if result.hardware_unverified else []),
+        "",
+        "  Memory",
+        *_memory_parts(result, gpus),
+        f"    Required                  {_q(result, 'total_gib', 'GiB')} "
+        f"({_q(result, 'total_gb', 'GB')})",
+        f"    Usable                    {_q(result, 'usable_gib', 'GiB')} of "
+        f"{_q(result, 'physical_gb', 'GB')} physical",
+        f"    Headroom                  {signed(_q(result, 'headroom_gib', 'GiB'))} "
+        f"({_q(result, 'utilization')} utilization)",
+        *_device_lines(result, gpus),
+        *_kv_capacity_lines(result),
+        "",
+        *_speed_and_cost(result),
+    ]
     lines += ["", f"Every number has a derivation: fitproof explain total_gib {scenario.model} "
                   f"--on {scenario.hardware}"]
     return "\n".join(lines)

@@ -36,10 +36,12 @@ class _Writer:
             return ""
         return f" ({self.n(low)}–{self.n(high)})"
 
-    def verdict(self, verdict: Verdict | None, short: bool = False) -> str:
+    def verdict(self, verdict: Verdict | None, short: bool = False,
+                hardware: str | None = None) -> str:
         if verdict is None:
             return self.t("verdict.unknown")
-        return self.t(f"verdict.{'short.' if short else ''}{verdict.id}")
+        return self.t(f"verdict.{'short.' if short else ''}{verdict.id}",
+                      engine=self.view.engine_name, hardware=hardware or self.hardware.name)
 
     def params(self, value: float | None) -> str:
         return self.t.number(None if value is None else value / 1e9, 2)
@@ -60,6 +62,13 @@ class _Writer:
         it under ``<prefix>.<slug>``; otherwise as the pack writes it."""
         slug = "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
         return self.t.get(f"{prefix}.{slug}", text)
+
+    def left_out(self, section: str) -> None:
+        """One line naming the rows ``section`` leaves out because they do not apply, and why."""
+        skipped = self.report.skipped_in(section)
+        if skipped:
+            self.add(Paragraph(self.t("report.skipped", rows="; ".join(
+                f"{s.name} ({s.reason})" for s in skipped))))
 
     def tier(self, text: str) -> str:
         return self.local("tier", text)
@@ -126,6 +135,8 @@ class _Writer:
         t, h = self.t, self.h
         report = self.report
         self.add(Heading(t("headline.title")), Paragraph(self.verdict(report.verdict)))
+        for warning in report.estimate.warnings:
+            self.add(Paragraph(t("headline.warning", text=warning)))
         if self.hardware.unverified:
             self.add(Paragraph(t("headline.unverified", hardware=self.hardware.name)))
         offer = next((p for p in report.picks if p.offer), None)
@@ -208,6 +219,7 @@ class _Writer:
     def finetune(self) -> None:
         t = self.t
         if not self.report.finetune:
+            self.left_out("finetune")
             return
         self.add(Heading(t("finetune.title", model=self.model.name)))
         for row in self.report.finetune:
@@ -219,6 +231,7 @@ class _Writer:
                                              act=self.n(row.activations))),
                 (t("finetune.recommended"), self.pick_name(row.recommended)),
             )))
+        self.left_out("finetune")
 
     def notes(self) -> None:
         t, h, report = self.t, self.h, self.report
@@ -248,6 +261,9 @@ class _Writer:
     def contexts(self) -> None:
         t = self.t
         rows = self.report.contexts
+        if not rows:
+            self.left_out("contexts")
+            return
         self.add(Heading(t("contexts.title", first=t.context_label(rows[0].context),
                            last=t.context_label(rows[-1].context), bits=self.quant.bits)))
         self.add(Paragraph(t("contexts.subtitle")))
@@ -258,6 +274,7 @@ class _Writer:
                               f"{self.n(r.total_gib)} GiB ({self.n(r.total_gb)} GB)",
                               self.verdict(r.verdict, short=self.compact)) for r in rows),
                        right=(1, 2)))
+        self.left_out("contexts")
 
     def compatibility(self) -> None:
         t, report = self.t, self.report
@@ -275,8 +292,10 @@ class _Writer:
                 f"{self.n(r.physical_gb)} GB ({self.n(r.usable_gib)} GiB)"
             body.append((r.name, vram, f"{t.number(r.bandwidth_gbs, 0)} GB/s",
                          f"{self.n(r.totals[0])} GiB", f"{self.n(r.totals[1])} GiB",
-                         f"~{self.n(r.decode_tps)} tok/s", self.verdict(r.verdict, self.compact)))
+                         f"~{self.n(r.decode_tps)} tok/s",
+                         self.verdict(r.verdict, self.compact, hardware=r.name)))
         self.add(Table(headers, tuple(body), right=(1, 2, 3, 4, 5)))
+        self.left_out("compatibility")
 
     def quantizations(self) -> None:
         t, report = self.t, self.report
@@ -299,6 +318,7 @@ class _Writer:
                 cells.append(t(f"quant.basis.{r.size_basis}"))
             body.append(tuple(cells))
         self.add(Table(tuple(headers), tuple(body), right=(1, 2, 3, 4)))
+        self.left_out("quantizations")
 
     def faq(self) -> None:
         t, h, report = self.t, self.h, self.report
@@ -334,8 +354,9 @@ class _Writer:
                                   f"~{self.n(r.decode_tps)} tok/s",
                                   self.verdict(r.verdict, self.compact))
                                  for r in report.other_models), right=(1, 2)))
-        else:
+        elif not report.skipped_in("other_models"):
             self.add(Paragraph(t("others.none")))
+        self.left_out("other_models")
         names = [f"{h.name} ({t.number(h.memory_gb.value, 0)}GB)"
                  for h in map(self.view.hardware.__getitem__, self.view.accelerators)
                  if h.id != report.scenario.hardware]

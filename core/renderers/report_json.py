@@ -31,6 +31,7 @@ def report_dict(view: ReportView, t: Messages) -> dict[str, Any]:
         "verdict": result["verdict"] | {"label": t(f"verdict.{result['verdict']['id']}")
                                         if result["verdict"]["id"] else None},
         "headline": {cell.quantity: cell.to_dict() for cell in report.headline.values()},
+        "warnings": list(report.estimate.warnings),
         "recommendations": [_pick(p) for p in report.picks],
         "launch_commands": [{"engine": name, "command": command}
                             for name, command in report.launch],
@@ -84,4 +85,6 @@ def report_dict(view: ReportView, t: Messages) -> dict[str, Any]:
             "model": row.model, "name": row.name, "total_gib": row.total_gib.to_dict(),
             "decode_tps": row.decode_tps.to_dict(), "verdict": _verdict(row.verdict, t)}
             for row in report.other_models],
+        "skipped": [{"section": s.section, "name": s.name, "reason": s.reason}
+                    for s in report.skipped],
     }

@@ -27,7 +27,7 @@ from .report import KVTuningSpec, RecommendationSlot, ReportPack, SavingSpec
 from .scenario import ScenarioPack
 from .selections import SelectionDef, SelectionPack
 from .structure import converter, structure_pack
-from .verdicts import VerdictPack, VerdictRule
+from .verdicts import ScenarioCheck, VerdictPack, VerdictRule
 from .workload import WorkloadSpec
 
 __all__ = [
@@ -39,6 +39,6 @@ __all__ = [
     "LaunchTemplate", "Listing", "MeasurementPack", "MeasurementRow", "ModelSpec", "PackFile",
     "PackKind", "ProfilePack", "Provider", "QuantFormat", "QuantizationPack",
     "RecommendationSlot", "ReportPack", "SavingSpec", "ScenarioPack", "SelectionDef",
-    "SelectionPack", "Sources", "VerdictPack", "VerdictRule", "WorkloadSpec", "converter",
+    "ScenarioCheck", "SelectionPack", "Sources", "VerdictPack", "VerdictRule", "WorkloadSpec", "converter",
     "structure_pack",
 ]

@@ -75,6 +75,8 @@ class EngineSpec:
     ubatch_tokens_large: Figure | None = None
     max_num_seqs_large: Figure | None = None
     small_defaults_devices: Mapping[str, Figure] = attrs.field(factory=dict)
+    runs_on: Mapping[str, Figure] = attrs.field(factory=dict)
+    runs_on_devices: Mapping[str, Figure] = attrs.field(factory=dict)
     runtime_overhead_gib: Mapping[str, Figure] = attrs.field(factory=dict)
     device_reserved_share: Mapping[str, Figure] = attrs.field(factory=dict)
     tensor_parallel_overhead_gib: Figure | None = None

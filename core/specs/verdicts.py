@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import attrs
 
 from .common import NO_PACK, PackFile, Sources
@@ -17,9 +19,24 @@ class VerdictRule:
 
 
 @attrs.frozen
+class ScenarioCheck:
+    """A refusal or a warning: where bool formula ``when`` is true, the scenario is refused
+    (or carries a warning) with ``message``, whose placeholders ``values`` fills."""
+
+    id: str
+    when: str
+    message: str
+    values: Mapping[str, str] = attrs.field(factory=dict)
+    description: str | None = None
+    source: Sources = ()
+
+
+@attrs.frozen
 class VerdictPack:
     id: str
     rules: tuple[VerdictRule, ...]
+    refusals: tuple[ScenarioCheck, ...] = ()
+    warnings: tuple[ScenarioCheck, ...] = ()
     kind: str = "verdicts"
     name: str | None = None
     description: str | None = None
