@@ -140,8 +140,8 @@ def check_offers(loaded: Sequence[LoadedPack]) -> list[Problem]:
 
 
 def check_profiles(loaded: Sequence[LoadedPack]) -> list[Problem]:
-    """Profiles: one default, known parents without cycles, formula packs naming a
-    profile that exists."""
+    """Profiles: one default, known parents without cycles, formula and selection packs
+    naming a profile that exists."""
     problems: list[Problem] = []
     profiles = {p.id: p for p in loaded if p.kind == "profile"}
     defaults = [p for p in profiles.values() if p.obj.default]
@@ -176,7 +176,7 @@ def check_profiles(loaded: Sequence[LoadedPack]) -> list[Problem]:
             seen.append(parent)
             parent = profiles[parent].obj.extends
     for pack in loaded:
-        if pack.kind == "formulas" and pack.obj.profile is not None \
+        if pack.kind in ("formulas", "selections") and pack.obj.profile is not None \
                 and pack.obj.profile not in profiles:
             problems.append(Problem(unknown(pack.obj.profile), pack.path,
                                     pack.obj.pack.line_of("profile"), "profile"))
@@ -306,12 +306,12 @@ def check_catalogs(loaded: Sequence[LoadedPack]) -> list[Problem]:
 
 
 #: the names a verdict's label may fill ("Not supported by {engine} on {hardware}")
-VERDICT_LABEL_NAMES = ("engine", "hardware")
+VERDICT_LABEL_NAMES = ("engine", "hardware", "quant")
 
 
 def check_verdict_labels(loaded: Sequence[LoadedPack]) -> list[Problem]:
     """A verdict label uses the restricted format language and names only the scenario's
-    engine and hardware."""
+    engine, hardware and weight format."""
     found = []
     for pack in (p for p in loaded if p.kind == "verdicts"):
         for index, rule in enumerate(pack.obj.rules):

@@ -89,3 +89,10 @@ def finite_values(value: FloatArray) -> FloatArray:
     """Infinities (a division by zero, an overflowing power) become unknown (NaN), so that
     nothing downstream — a comparison, a verdict, a minimum — treats them as a figure."""
     return np.where(np.isinf(value), np.nan, value)
+
+
+def matching(row_keys: Sequence[Any], candidate_keys: Sequence[Any]) -> NDArray[np.bool_]:
+    """Rows x candidates: whether a candidate's key is the row's (a selection's ``match``:
+    an offer of the scenario's own hardware and device count)."""
+    rows = np.asarray(row_keys, dtype=object)[:, None]
+    return np.asarray(rows == np.asarray(candidate_keys, dtype=object)[None, :], dtype=bool)

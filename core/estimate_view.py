@@ -75,12 +75,14 @@ class Verdict(NamedTuple):
     source: str
 
 
-def verdict_of(rule_id: str, label: str, source: str, engine: str, hardware: str) -> Verdict:
-    """The verdict of rule ``rule_id``, its label's ``{engine}`` and ``{hardware}`` filled
-    with the scenario's names ("Not supported by vLLM on Apple M4 Max")."""
+def verdict_of(rule_id: str, label: str, source: str, engine: str, hardware: str,
+               quant: str) -> Verdict:
+    """The verdict of rule ``rule_id``, its label's ``{engine}``, ``{hardware}`` and
+    ``{quant}`` filled with the scenario's names ("Not supported by vLLM on Apple M4 Max")."""
     from .message_format import fill
 
-    return Verdict(rule_id, fill(label, {"engine": engine, "hardware": hardware}), source)
+    return Verdict(rule_id, fill(label, {"engine": engine, "hardware": hardware,
+                                         "quant": quant}), source)
 
 
 class EstimateView(NamedTuple):

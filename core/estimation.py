@@ -48,7 +48,7 @@ class Estimate:
             self.verdict = verdict_of(
                 rule.rule.id, rule.rule.label, rule.location,
                 registry.engines[scenario.engine].name,
-                registry.hardware[scenario.hardware].display_name)
+                registry.hardware[scenario.hardware].display_name, scenario.quant)
         # a scenario the verdicts pack refuses (a context past the trained length) is an
         # input error; one it warns about carries the warning
         refusal, self.warnings = outcome([c.plain for c in graph.checks],

@@ -11,80 +11,18 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Protocol, cast
 
-import attrs
 import numpy as np
 from numpy.typing import NDArray
 
 from .columns import (FloatArray, choose, column, distinct, entity_codes, finite_values,
-                      input_columns)
+                      input_columns, matching)
 from .graph import CANDIDATE_NAMESPACES, FormulaGraph
-from .namespaces import (NAMESPACES, Entity, FieldValue, key_namespace, key_value, keyed_fields,
+from .namespaces import (NAMESPACES, FieldValue, key_namespace, key_value, keyed_fields,
                          namespace_fields)
+from .rows import Candidate, ScenarioRow, SelectionResult, entity_values, match_key
 
-
-
-@attrs.frozen
-class ScenarioRow:
-    """What one scenario binds: a pack entity per namespace and a value per input."""
-
-    entities: Mapping[str, Entity]
-    inputs: Mapping[str, FieldValue]
-
-    def leaf(self, name: str) -> FieldValue | None:
-        """The pack value or input behind ``name``, if it is one."""
-        if name in self.inputs:
-            return self.inputs[name]
-        namespace, _, field = name.partition(".")
-        entity = self.entities.get(namespace)
-        if entity is not None and field:
-            key = keyed_fields(namespace).get(field)
-            if key is not None:
-                return entity.keyed(field, key_value(key, self.entities[key_namespace(key)]))
-            return entity_values(entity).get(field)
-        return None
-
-    @property
-    def family(self) -> str | None:
-        """Architecture family of the row's model."""
-        model = self.entities.get("model")
-        return getattr(model.obj, "family", None) if model is not None else None
-
-
-@attrs.frozen
-class Candidate:
-    """One thing a selection can pick: an offer (with its hardware) or a hardware spec."""
-
-    id: str
-    label: str
-    entities: Mapping[str, Entity]
-    inputs: Mapping[str, FieldValue] = attrs.field(factory=dict)
-
-
-@attrs.frozen
-class SelectionResult:
-    """Per row: index of the chosen candidate (or -1) and how many candidates qualified.
-
-    ``groups`` holds one such index array per group for selections with ``group_by``.
-    """
-
-    candidates: tuple[Candidate, ...]
-    chosen: NDArray[np.intp]
-    qualifying: NDArray[np.intp]
-    groups: Mapping[str, NDArray[np.intp]] = attrs.field(factory=dict)
-
-    def choice(self, row: int = 0) -> Candidate | None:
-        index = int(self.chosen[row])
-        return self.candidates[index] if index >= 0 else None
-
-    def group_choices(self, row: int = 0) -> dict[str, Candidate | None]:
-        """Per group, the chosen candidate of ``row``."""
-        return {group: (self.candidates[int(chosen[row])] if chosen[row] >= 0 else None)
-                for group, chosen in self.groups.items()}
-
-
-def entity_values(entity: Entity) -> dict[str, FieldValue]:
-    """Formula-readable fields of ``entity`` (computed once per entity)."""
-    return entity.fields
+__all__ = ["Candidate", "Evaluation", "ScenarioRow", "SelectionResult", "collection_key",
+           "entity_values", "match_key"]
 
 
 class _SelectionSource(Protocol):
@@ -202,6 +140,9 @@ class Evaluation:
             child = self.over(name)
             shape = (len(picked_rows), len(candidates))
             ok = np.broadcast_to(node.where_compiled(child.env()), shape) == 1
+            for item in definition.match:  # what a candidate shares with the scenario
+                ok = ok & matching([match_key(self.rows[i], item) for i in picked_rows],
+                                   [match_key(c, item) for c in candidates])
             keys = [np.broadcast_to(key(child.env()), shape) for key in node.minimize_compiled]
             chosen[picked_rows] = choose(ok, keys)
             qualifying[picked_rows] = ok.sum(axis=1)

@@ -58,12 +58,17 @@ def template_problems(engine: EngineSpec, numbers: Iterable[str] = ()
             texts.append((f"{path}.fallback_command", template.fallback_command))
         if template.fallback_note:
             texts.append((f"{path}.fallback_note", template.fallback_note))
-        for index, part in enumerate(template.options):
-            texts.append((f"{path}.options.{index}", part.text))
-            if part.when:
-                where = f"{path}.options.{index}.when"
+        conditions = [(f"{path}.options.{index}", part.text, part.when)
+                      for index, part in enumerate(template.options)]
+        conditions += [(f"{path}.unavailable.{index}", case.note, case.when)
+                       for index, case in enumerate(template.unavailable)]
+        for field, text, when in conditions:
+            texts.append((field if field.startswith(f"{path}.options") else f"{field}.note",
+                          text))
+            if when:
+                where = f"{field}.when"
                 try:
-                    condition = parse_formula(part.when)
+                    condition = parse_formula(when)
                 except FormulaSyntaxError as exc:
                     problems.append((where, f"formula rejected: {exc}"))
                     continue
@@ -142,13 +147,18 @@ def launch_parts(registry: "Registry", scenario: "Scenario", engine: EngineSpec,
     if engine.gpu_memory_utilization is not None:
         values["engine.gpu_memory_utilization"] = _number(engine.gpu_memory_utilization.value)
     values["kv_flag"] = _fill(engine.kv_flag or "", values, evaluation, row)
+    def holds(condition: str) -> bool:
+        formula = parse_formula(condition)
+        env = {ref: np.array([evaluation.scalar(ref, row)]) for ref in formula.refs}
+        return float(compile_tree(formula.tree)(env).reshape(-1)[0]) == 1.0
+
+    for case in template.unavailable:  # the engine cannot serve it: a note, no command
+        if holds(case.when):
+            return _fill(case.note, {**values, **words}, evaluation, row), ""
     options = []
     for part in template.options:
-        if part.when:
-            formula = parse_formula(part.when)
-            env = {ref: np.array([evaluation.scalar(ref, row)]) for ref in formula.refs}
-            if float(compile_tree(formula.tree)(env).reshape(-1)[0]) != 1.0:
-                continue
+        if part.when and not holds(part.when):
+            continue
         text = _fill(part.text, values, evaluation, row)
         if text.strip():
             options.append(text)
@@ -175,7 +185,8 @@ def launch_command(registry: "Registry", scenario: "Scenario", engine: EngineSpe
         return command
     import textwrap
 
-    return "\n".join(f"# {line}" for line in textwrap.wrap(note, 76)) + "\n" + command
+    comment = "\n".join(f"# {line}" for line in textwrap.wrap(note, 76))
+    return comment + "\n" + command if command else comment
 
 
 def engine_kv_flag(engine: EngineSpec, kv: str) -> str | None:

@@ -146,6 +146,9 @@ class Entity:
         NaN when the pack has neither."""
         unit = namespace_fields(self.namespace)[name]
         figures = getattr(self.obj, name, None) or {}
+        if isinstance(figures, (tuple, list)):  # a list of keys: 1 for a listed key, else 0
+            return FieldValue(f"{self.namespace}.{name}", float(key in figures), unit,
+                              self.pack.locate(*self.base_path, name), self.default_sources)
         if key not in figures and "default" in figures:
             key = "default"
         raw = figures.get(key)

@@ -52,9 +52,13 @@ def profile_graph(loaded: Sequence[LoadedPack], profile: str | None,
     origin_rank = {origin: i for i, origin in enumerate(dict.fromkeys(p.origin for p in loaded))}
     chosen.sort(key=lambda p: (origin_rank[p.origin], rank.get(p.obj.profile, 0)))
     formula_packs = [p.obj for p in chosen]
+    # selections likewise: the shared ones, then those of each profile in the chain
+    picks = [p for p in loaded if isinstance(p.obj, SelectionPack)
+             and (p.obj.profile is None or p.obj.profile in rank)]
+    picks.sort(key=lambda p: (origin_rank[p.origin], rank.get(p.obj.profile, 0)))
     graph, problems = build_graph(
         formula_packs,
-        [o for o in objs if isinstance(o, SelectionPack)],
+        [p.obj for p in picks],
         [o for o in objs if isinstance(o, VerdictPack)],
         [o for o in objs if isinstance(o, InputPack)],
         [o for o in objs if isinstance(o, ArchitecturePack)])

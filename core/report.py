@@ -17,11 +17,12 @@ import numpy as np
 from .compiled import compile_tree
 from .errors import InputError
 from .estimation import Estimate
+from .evaluator import Evaluation
 from .formula_parser import parse_formula
 from .launch import engine_kv_flag, launch_command
 from .registry import Registry
 from .report_plan import Plan, Variants, cell_of, pick_of, spec_of
-from .report_view import (Cell, ContextRow, FineTuneRow, HardwareRow, KVTuning, ModelRow,
+from .report_view import (Cell, ContextRow, FineTuneRow, HardwareRow, KVTuning, ModelRow, Pick,
                           ProviderRow, QuantRow, Report, ReportView, Skipped)
 from .scenario import SELECTORS, Scenario, resolve_scenario
 from .specs import EngineSpec, HardwareSpec, ReportPack
@@ -45,6 +46,10 @@ def build_report(registry: Registry, scenario: Scenario) -> Report:
                   for slot in spec.recommendations)
     tco = {role: cell_of(registry, name, estimate.value(name)) for role, name in spec.tco.items()}
     best_single = next((p for p in picks if p.slot == spec.purchase_recommendation), None)
+    # what a number is priced on is named after the selection it reads: the cost per 1M
+    # tokens after its offer, the break-even after the devices bought (none: the scenario's)
+    cost_pick = _pick_behind(registry, evaluation, spec.headline["cost_per_mtok"])
+    purchase_pick = _pick_behind(registry, evaluation, spec.tco["purchase"])
     # every section's variants in one batch
     plan = Plan(registry)
     skipped: list[Skipped] = []  # rows a section leaves out, each with why
@@ -59,7 +64,7 @@ def build_report(registry: Registry, scenario: Scenario) -> Report:
     return Report(
         scenario=scenario, estimate=estimate.view(), headline=headline, picks=picks,
         launch=launch(), providers=_providers(registry, estimate),
-        tco=tco, best_single=best_single, finetune=finetune(), kv_tuning=kv_tuning(),
+        tco=tco, best_single=best_single, cost_pick=cost_pick, purchase_pick=purchase_pick, finetune=finetune(), kv_tuning=kv_tuning(),
         contexts=contexts(), compatibility=compatibility(),
         compare_contexts=tuple(spec.compare_contexts), quantizations=quantizations(),
         other_models=other_models(), skipped=tuple(skipped))
@@ -89,6 +94,21 @@ def _variant(registry: Registry, scenario: Scenario, **changes: Any) -> Scenario
     choices["backend"] = scenario.backend
     choices.update(changes)
     return resolve_scenario(registry, inputs=inputs, **choices)
+
+
+def _pick_behind(registry: Registry, evaluation: Evaluation, name: str) -> Pick | None:
+    """The pick of the selection quantity ``name`` is computed from (the offer a cost is
+    priced on, the devices a break-even buys), or ``None`` when it reads no selection."""
+    graph = registry.graph
+    spec = spec_of(registry)
+    for read in sorted({name} | graph.reads(name)):
+        picked = graph.picked_quantity(read)
+        selection = graph.selection_of(read) or (picked[0] if picked else None)
+        if selection is not None:
+            offers = graph.selections[selection].definition.candidates == "offers"
+            return pick_of(registry, evaluation, selection,
+                           spec.provider_hourly if offers else spec.pick_price, 0)
+    return None
 
 
 def _applicable(registry: Registry, scenario: Scenario, section: str,
@@ -163,19 +183,20 @@ def _providers(registry: Registry, estimate: Estimate) -> tuple[ProviderRow, ...
         index = result.candidates.index(choice) if choice is not None else None
         for listing in provider.listings or (None,):
             name = listing.name if listing else provider.name
-            memory = offer_id = hardware_id = None
+            memory = offer_id = hardware_id = checked = None
             devices, tiers = 0, tuple[str, ...]()
             if choice is not None and index is not None:
                 offer = choice.entities["offer"].obj
                 tiers = tuple(t for t in (offer.tier, listing.tier_suffix if listing else None)
                               if t)
                 offer_id, hardware_id = choice.id, choice.entities["hardware"].obj.id
+                checked = offer.checked or provider.checked
                 devices = int(columns[spec.pick_devices][index])
                 memory = float(columns[spec.pick_memory][index])
             rows.append(ProviderRow(
                 name, provider.id, offer_id, hardware_id, devices, tiers, memory,
                 cell(spec.provider_hourly, index), cell(spec.provider_monthly, index),
-                provider.billing))
+                provider.billing, checked))
     return tuple(rows)
 
 

@@ -55,6 +55,7 @@ class ProviderRow:
     hourly: Cell
     monthly: Cell
     billing: str | None
+    checked: str | None = None  # when the offer's rate was read
 
 
 @attrs.frozen
@@ -156,6 +157,8 @@ class Report:
     quantizations: tuple[QuantRow, ...]
     other_models: tuple[ModelRow, ...]
     skipped: tuple[Skipped, ...] = ()
+    cost_pick: Pick | None = None  # the offer cost per 1M tokens is priced on
+    purchase_pick: Pick | None = None  # what the break-even buys (None: the scenario's devices)
 
     def skipped_in(self, section: str) -> tuple[Skipped, ...]:
         """The rows ``section`` leaves out, with why."""

@@ -73,6 +73,9 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
             origins[name] = Location((input_origins or {}).get(name, "given"), None)
         else:
             value, origins[name] = input_default(registry, name, base)
+            capped = _default_cap(model_spec, definition.default_at_most, value)
+            if capped is not None:
+                value, origins[name] = capped
         values[name] = math.nan if value is None else checked_input(name, value, definition)
     _check_tensor_split(registry, resolved, values)
     if backend is not None:
@@ -149,6 +152,18 @@ def input_default(registry: Registry, name: str, base: str = "default"
         return preset.inputs[name], preset.pack.locate("inputs", name)
     node = registry.graph.inputs[name]
     return node.definition.default, node.at
+
+
+def _default_cap(model: Any, field: str | None, value: float | None
+                 ) -> tuple[float, Location] | None:
+    """A default above the model pack field ``field`` (``model.max_position_embeddings``)
+    names: that field's value, and where it is written; else ``None``."""
+    if field is None or value is None:
+        return None
+    cap = figure_value(getattr(model, field.partition(".")[2], None))
+    if not cap or value <= cap:
+        return None
+    return cap, model.pack.locate(field.partition(".")[2])
 
 
 def check_input(registry: Registry, name: str, value: Any) -> float:

@@ -49,7 +49,9 @@ def _launch(registry: Registry) -> dict[str, Any]:
             "gpu_memory_utilization": None if utilization is None else utilization.value,
             "options": [{"text": part.text,
                          "when": tree_data(parse_formula(part.when).tree) if part.when else None}
-                        for part in template.options]}
+                        for part in template.options],
+            "unavailable": [{"note": case.note, "when": tree_data(parse_formula(case.when).tree)}
+                            for case in template.unavailable]}
     # the words are filled from the page's model and format facts (data.page) and the
     # snapshot's (checkpoint format, size basis): nothing is copied here
     return {"engines": engines, "string_fields": sorted(STRING_FIELDS)}

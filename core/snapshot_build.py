@@ -51,9 +51,12 @@ class _Entities:
             "fields": {name: value.value for name, value in entity.fields.items()
                        if math.isfinite(value.value)},
         }
-        keyed_figures = {}
+        keyed_figures: dict[str, dict[str, float | None]] = {}
         for field in keyed:
             figures = getattr(entity.obj, field, None) or {}
+            if isinstance(figures, (tuple, list)):  # a list of keys (Entity.keyed's rule)
+                keyed_figures[field] = {**{key: 1.0 for key in figures}, "default": 0.0}
+                continue
             keyed_figures[field] = {key: _number(float(figure.value))
                                     for key, figure in figures.items()}
         keys = {}
@@ -169,7 +172,7 @@ def _selection(registry: Registry, name: str, entities: _Entities,
             "where": tree_data(node.where.tree),
             "minimize": [tree_data(f.tree) for f in node.minimize],
             "fields": {ns: list(namespace_fields(ns)) for ns in namespaces},
-            "overridden": overridden, "keyed": keyed}
+            "overridden": overridden, "keyed": keyed, "match": list(definition.match)}
 
 
 def _formula(graph: FormulaGraph, name: str) -> dict[str, Any]:
@@ -271,4 +274,5 @@ def _input(node: Any) -> dict[str, Any]:
     return {"type": d.type, "unit": d.unit, "minimum": d.minimum,
             "exclusive_minimum": d.exclusive_minimum, "maximum": d.maximum,
             "choices": dict(d.choices), "default": d.default, "source": d.source,
+            "default_at_most": d.default_at_most,
             "at": str(node.at)}

@@ -120,6 +120,7 @@ class SnapshotModel(SnapshotSelections):
                     value = given[name]
                 else:
                     value = preset["inputs"].get(name, definition["default"])
+                    value = self._default_cap(resolved["model"], definition, value)
                 values[name] = (NAN if value is None
                                 else checked_input(name, value, _Definition(definition)))
         except InputError:
@@ -130,6 +131,15 @@ class SnapshotModel(SnapshotSelections):
         return Scenario(model=resolved["model"], hardware=resolved["hardware"],
                         quant=resolved["quant"], kv=resolved["kv"], engine=resolved["engine"],
                         workload=resolved["workload"], host=resolved["host"], inputs=values)
+
+    def _default_cap(self, model: str, definition: Mapping[str, Any], value: Any) -> Any:
+        """A default never above the model field its input names (scenario._default_cap)."""
+        field = definition.get("default_at_most")
+        if field is None or value is None:
+            return value
+        entity = self.data["entities"][self.data["bound"]["model"][model]]
+        cap = entity["fields"].get(field.partition(".")[2])
+        return cap if cap and value > cap else value
 
     # -- evaluation ---------------------------------------------------------------------
     def _row(self, scenario: Scenario, bound: Mapping[str, Mapping[str, Any]]
@@ -181,7 +191,7 @@ class SnapshotModel(SnapshotSelections):
                                         f["display"], f["approximate"])
         names = data["hardware"]
         verdict = self._verdict(env, data["engines"][scenario.engine]["name"],
-                                names[scenario.hardware]["name"])
+                                names[scenario.hardware]["name"], scenario.quant)
         refusal, warnings = outcome(
             data["checks"], lambda name: finite_or_none(env.get(name, NAN)),
             {"model": data["models"][scenario.model]["name"],
@@ -198,14 +208,15 @@ class SnapshotModel(SnapshotSelections):
             hardware_unverified=bool(names[scenario.hardware].get("unverified")),
             warnings=warnings if refusal is None else None)  # type: ignore[arg-type]
 
-    def _verdict(self, env: Mapping[str, float], engine: str, hardware: str
+    def _verdict(self, env: Mapping[str, float], engine: str, hardware: str, quant: str
                  ) -> Verdict | None:
         for rule, when in zip(self.data["verdicts"], self.verdicts):
             truth = when(env)
             if truth != truth:
                 return None
             if truth == 1:
-                return verdict_of(rule["id"], rule["label"], rule["source"], engine, hardware)
+                return verdict_of(rule["id"], rule["label"], rule["source"], engine, hardware,
+                                  quant)
         return None
 
 

@@ -6,7 +6,7 @@ rules of ``evaluator.py``'s selections (see ``snapshot_estimate.py``)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .scalar import INF, NAN, Scalar, finite
@@ -168,7 +168,10 @@ class SnapshotSelections:
         where, minimize = self.where[name], self.minimize[name]
         best: tuple[float, ...] | None = None
         chosen, qualifying = -1, 0
+        match = selection.get("match", ())
         for index, child in enumerate(group.children):
+            if match and not _matches(match, data["entities"], candidates[index], env, bound):
+                continue
             if where(child) != 1:
                 continue
             qualifying += 1
@@ -199,6 +202,20 @@ class SnapshotSelections:
         for formula in selection["picked"][quantity]:
             child[formula] = finite(self.formulas[formula](child))
         return child[quantity]
+
+
+def _matches(match: Sequence[str], entities: Sequence[Mapping[str, Any]],
+             candidate: Mapping[str, Any], env: Mapping[str, float],
+             bound: Mapping[str, Mapping[str, Any]]) -> bool:
+    """Whether a candidate shares what selection's ``match`` names with the row: the pack
+    bound in a namespace (by id), or an input's value (as ``rows.match_key`` compares)."""
+    for item in match:
+        if item in candidate["entities"]:
+            if entities[candidate["entities"][item]]["id"] != bound[item]["id"]:
+                return False
+        elif candidate["inputs"].get(item) != env.get(item):
+            return False
+    return True
 
 
 def _sort_key(value: float) -> float:

@@ -63,8 +63,14 @@ def _kv_capacity_lines(result: EstimateView) -> list[str]:
     if not result.kv_from_budget or result.value("kv_capacity_tokens") is None:
         return []
     tokens = int(result.value("kv_capacity_tokens") or 0)
-    return [f"    KV cache capacity         {tokens:,} tokens "
-            f"({_q(result, 'max_concurrency')}x the context)"]
+    lines = [f"    KV cache capacity         {tokens:,} tokens "
+             f"({_q(result, 'max_concurrency')}x the context)"]
+    batch = int(result.scenario.inputs.get("batch", 1))
+    running = result.value("running_sequences")
+    if running is not None and running < batch:
+        lines.append(f"    Running at once           {int(running)} of the {batch} sequences "
+                     "(the engine queues the rest)")
+    return lines
 
 
 def _training(result: EstimateView) -> bool:
@@ -111,12 +117,29 @@ def _speed_and_cost(result: EstimateView) -> list[str]:
         "",
         "  Cost",
     ]
-    offer = result.selections.get("cheapest_offer", {})
+    return lines + _cost_lines(result)
+
+
+def _cost_lines(result: EstimateView) -> list[str]:
+    """Cost per 1M tokens on the offer the profile prices it on: the scenario's own hardware
+    (``scenario_offer``) where the profile has that selection, else the cheapest offer; when
+    there is none, a plain "no offer", then the cheapest other card, labelled as such."""
+    own = "scenario_offer" in result.selections
+    offer = result.selections.get("scenario_offer" if own else "cheapest_offer", {})
     if offer.get("label"):
-        lines.append(f"    Per 1M tokens             {_q(result, 'cost_per_mtok_usd', '', '$')} at "
-                     f"{_q(result, 'cloud_hourly_usd', '', '$')}/h ({offer['label']})")
-    else:
-        lines.append("    Per 1M tokens             n/a (no cloud offer is known to hold this model)")
+        return [f"    Per 1M tokens             {_q(result, 'cost_per_mtok_usd', '', '$')} at "
+                f"{_q(result, 'cloud_hourly_usd', '', '$')}/h ({offer['label']})"]
+    if not own:
+        return ["    Per 1M tokens             n/a (no cloud offer is known to hold this model)"]
+    gpus = int(result.scenario.inputs.get("gpus", 1))
+    lines = [f"    Per 1M tokens             n/a: no cloud offer of {gpus}x "
+             f"{result.hardware_name} is known"]
+    other = result.selections.get("cheapest_offer", {})
+    if other.get("label"):
+        lines += [f"    Another card              {other['label']} at "
+                  f"{_q(result, 'cheapest_hourly_usd', '', '$')}/h",
+                  "                              holds the model (its speed is not this "
+                  "estimate's)"]
     return lines
 
 

@@ -37,11 +37,12 @@ class _Writer:
         return f" ({self.n(low)}–{self.n(high)})"
 
     def verdict(self, verdict: Verdict | None, short: bool = False,
-                hardware: str | None = None) -> str:
+                hardware: str | None = None, quant: str | None = None) -> str:
         if verdict is None:
             return self.t("verdict.unknown")
         return self.t(f"verdict.{'short.' if short else ''}{verdict.id}",
-                      engine=self.view.engine_name, hardware=hardware or self.hardware.name)
+                      engine=self.view.engine_name, hardware=hardware or self.hardware.name,
+                      quant=quant or self.report.scenario.quant)
 
     def params(self, value: float | None) -> str:
         return self.t.number(None if value is None else value / 1e9, 2)
@@ -62,6 +63,11 @@ class _Writer:
         it under ``<prefix>.<slug>``; otherwise as the pack writes it."""
         slug = "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
         return self.t.get(f"{prefix}.{slug}", text)
+
+    def devices(self) -> str:
+        """The scenario's devices, as a cloud instance is named ("1x RTX 4090")."""
+        gpus = int(self.report.scenario.inputs.get("gpus", 1))
+        return f"{gpus}x {self.hardware.name}"
 
     def left_out(self, section: str) -> None:
         """One line naming the rows ``section`` leaves out because they do not apply, and why."""
@@ -139,7 +145,8 @@ class _Writer:
             self.add(Paragraph(t("headline.warning", text=warning)))
         if self.hardware.unverified:
             self.add(Paragraph(t("headline.unverified", hardware=self.hardware.name)))
-        offer = next((p for p in report.picks if p.offer), None)
+        offer = report.cost_pick if report.cost_pick is not None else \
+            next((p for p in report.picks if p.offer), None)
         self.add(Facts((
             (t("headline.required"), f"{self.n(h['required'])} GiB · "
                                      + t("headline.required_gb", value=self.n(h["required_gb"]))),
@@ -154,7 +161,8 @@ class _Writer:
                                         int(report.scenario.inputs["prompt"])),
                                         value=self.n(h["ttft"]))),
             (t("headline.cost"), self.t.money(h["cost_per_mtok"].value, 2)
-             + (f" · {self.offer_text(offer)}" if offer and offer.id else "")),
+             + (f" · {self.offer_text(offer)}" if offer and offer.id else
+                " · " + t("cloud.no_offer", devices=self.devices()) if offer else "")),
         )))
 
     def breakdown(self) -> None:
@@ -193,28 +201,43 @@ class _Writer:
                                             for r in report.providers))
         self.add(Heading(t("cloud.title")), Paragraph(t("cloud.subtitle", providers=providers)))
         tco = report.tco
-        best = report.best_single
+        # the break-even buys what purchase_usd reads: a pick (the seed pages' best single
+        # GPU) or, where it reads none, the scenario's own devices
+        bought = report.purchase_pick
+        bought_name = (self.pick_name(bought, with_memory=False) if bought and bought.id
+                       else None if bought else self.devices())
+        breakeven = (t("cloud.breakeven_value", months=self.n(tco["breakeven"]))
+                     if tco["breakeven"].value is not None else
+                     t("cloud.breakeven_unknown") if tco["purchase"].value is None
+                     or tco["reference_monthly"].value is None else t("cloud.breakeven_never"))
         self.add(Facts((
             (t("cloud.hours"), t("cloud.hours_value",
                                  hours=t.number(report.scenario.inputs["hours_per_day"], 1))),
-            (t("cloud.breakeven"), (t("cloud.breakeven_value", months=self.n(tco["breakeven"]))
-                                    if tco["breakeven"].value is not None
-                                    else t("cloud.breakeven_never"))
-             + (f" · {self.pick_name(best, with_memory=False)} "
-                f"{t.money(tco['purchase'].value, 0)}" if best and best.id else "")),
-            (t("cloud.power"), t("cloud.month", value=t.money(tco["power"].value))),
+            (t("cloud.breakeven"), breakeven
+             + (f" · {bought_name} {t.money(tco['purchase'].value, 0)}" if bought_name else "")),
+            (t("cloud.power"), t("cloud.power_value", value=t.money(tco["power"].value),
+                                 price=t.money(report.scenario.inputs["electricity_usd_per_kwh"],
+                                               3))),
         )))
         rows = []
-        for row in report.providers:
+        shown = [row for row in report.providers if row.offer]
+        missing = list(dict.fromkeys(row.listing for row in report.providers if not row.offer))
+        for row in shown:
             rows.append((row.listing, self.instance(row) or t("recommend.none"),
                          f"{t.number(row.memory_gb, 0)} GB" if row.memory_gb else "",
                          t("cloud.rate", value=t.money(row.hourly.value)) if row.offer else "",
                          t("cloud.month", value=t.money(row.monthly.value)) if row.offer else "",
                          t(f"billing.{row.billing}") if row.billing else ""))
-        self.add(Table((t("cloud.provider"), t("cloud.instance"), t("cloud.vram"), t("cloud.hourly"),
-                        t("cloud.monthly"), t("cloud.billing")), tuple(rows), right=(2, 3, 4)))
-        checked = sorted({p.checked for p in self.view.providers.values() if p.checked})
-        self.add(Paragraph(t("cloud.note", date=", ".join(checked))))
+        if rows:
+            self.add(Table((t("cloud.provider"), t("cloud.instance"), t("cloud.vram"),
+                            t("cloud.hourly"), t("cloud.monthly"), t("cloud.billing")),
+                           tuple(rows), right=(2, 3, 4)))
+        if missing:
+            self.add(Paragraph(t("cloud.without", devices=self.devices(),
+                                 providers=", ".join(missing))))
+        checked = sorted({row.checked for row in shown if row.checked})
+        if checked:
+            self.add(Paragraph(t("cloud.note", date=", ".join(checked))))
 
     def finetune(self) -> None:
         t = self.t

@@ -421,6 +421,10 @@
       values["engine.gpu_memory_utilization"] = plainNumber(template.gpu_memory_utilization);
     }
     values.kv_flag = fill(template.kv_flag, values, env);
+    var cases = template.unavailable || [], holds = this.f.unavailable[engineId] || [];
+    for (var u = 0; u < cases.length; u++) {  // the engine cannot serve it: a note, no command
+      if (holds[u](env) === 1) return {note: fill(cases[u].note, Object.assign({}, values, words), env), command: ""};
+    }
     var options = [];
     template.options.forEach(function (part, index) {
       if (part.when && conditions[index](env) !== 1) return;

@@ -18,11 +18,20 @@ class LaunchPart:
 
 
 @attrs.frozen
+class Unavailable:
+    """A case the engine cannot serve: where ``when`` holds, ``note`` replaces the command."""
+
+    when: str
+    note: str
+
+
+@attrs.frozen
 class LaunchTemplate:
     command: str
     options: tuple[LaunchPart, ...] = ()
     fallback_command: str | None = None
     fallback_note: str | None = None
+    unavailable: tuple[Unavailable, ...] = ()
 
 
 @attrs.frozen

@@ -23,6 +23,7 @@ class InputDef:
     maximum: float | None = None
     source: Sources = ()
     choices: Mapping[str, float] = attrs.field(factory=dict)
+    default_at_most: str | None = None  # a model field the default never exceeds
 
     def choice_name(self, value: float) -> str | None:
         """The choice name that stands for ``value`` (None when there is none)."""

@@ -18,6 +18,8 @@ class CloudOffer:
     tier: str | None = None
     source: Sources = ()
     note: str | None = None
+    on_seed_pages: bool = False
+    checked: str | None = None
     provider: str = ""
     index: int = 0
 

@@ -18,6 +18,7 @@ class SelectionDef:
     override: bool = False
     gpus: tuple[int, ...] = ()
     group_by: str | None = None
+    match: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -28,4 +29,5 @@ class SelectionPack:
     override: bool = False
     name: str | None = None
     description: str | None = None
+    profile: str | None = None
     pack: PackFile = NO_PACK
