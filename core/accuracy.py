@@ -37,6 +37,11 @@ IDENTICAL_MOE_BATCH = (
     "where fitproof's batch is of independent requests)")
 
 
+EXPERTS_ON_HOST = (
+    "routed experts kept in system memory (--n-cpu-moe): the host link's copy efficiency is "
+    "derived from one of these rows (engine packs' host_copy_efficiency), not fitted with the rest")
+
+
 def outside_model(registry: Registry, row: MeasurementRow) -> str | None:
     """Why the row's workload is not the scenario the profile models, or None if it is.
 
@@ -48,6 +53,8 @@ def outside_model(registry: Registry, row: MeasurementRow) -> str | None:
         experts = figure_value(getattr(registry.models[row.model], "num_experts", None))
         if experts:
             return IDENTICAL_MOE_BATCH
+    if row.cpu_moe:
+        return EXPERTS_ON_HOST
     return None
 
 
@@ -72,10 +79,11 @@ def measurement_scenarios(registry: Registry) -> tuple[
         inputs: dict[str, float | None] = {
             "context": row.context,
             "prompt": row.context if row.prompt is None else row.prompt,
-            "generate": row.generate, "gpus": row.gpus, "batch": row.batch, "ubatch": row.ubatch}
+            "generate": row.generate, "gpus": row.gpus, "batch": row.batch, "ubatch": row.ubatch,
+            "cpu_moe": row.cpu_moe}
         scenarios.append(resolve_scenario(registry, model=row.model, hardware=row.hardware,
                                           quant=row.quant, kv=row.kv, engine=row.engine,
-                                          inputs=inputs, backend=row.backend))
+                                          host=row.host, inputs=inputs, backend=row.backend))
     return entries, scenarios
 
 

@@ -81,7 +81,20 @@ def report_view(registry: Registry, report: Report) -> ReportView:
         kv_label=registry.kv_types[scenario.kv][0].label or scenario.kv,
         engine_name=registry.engines[scenario.engine].name,
         workload_name=workload.name if workload is not None else scenario.workload,
-        catalogs=dict(registry.catalogs))
+        catalogs=dict(registry.catalogs), number_style=number_style(registry))
+
+
+def number_style(registry: Registry) -> str:
+    """How the registry's profile writes numbers: its own ``number_style``, else that of
+    the profile it extends, else ``locale``."""
+    profile = registry.profiles.get(registry.profile or "")
+    seen = set()
+    while profile is not None and profile.id not in seen:
+        if profile.number_style:
+            return profile.number_style
+        seen.add(profile.id)
+        profile = registry.profiles.get(profile.extends or "")
+    return "locale"
 
 
 def _variant(registry: Registry, scenario: Scenario, **changes: Any) -> Scenario:

@@ -184,3 +184,4 @@ class ReportView:
     engine_name: str
     workload_name: str
     catalogs: Mapping[str, CatalogPack]
+    number_style: str = "locale"  # the profile's: Babel in the locale, or the catalog's separators

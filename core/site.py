@@ -130,6 +130,13 @@ class _Builder:
             {**slot, "offer": "offer" in data["selections"][slot["selection"]]["namespaces"]}
             for slot in page["recommendations"]]
         self.launch = [{"id": i, "name": e["name"]} for i, e in data["launch"]["engines"].items()]
+        # the memory parts the CLI's card prints, under its names: the KV cache and the
+        # engine's memory of every device where the profile counts them apart
+        formulas = data["formulas"]
+        self.parts = {"kv": next((n for n in ("devices_kv_gib", "kv_cache_gib") if n in formulas),
+                                 "kv_cache_gib"),
+                      "overhead": next((n for n in ("devices_overhead_gib", "overhead_gib")
+                                        if n in formulas), "overhead_gib")}
 
     def write(self, relative: str, text: str) -> None:
         path = self.out / relative
@@ -179,7 +186,7 @@ class _Builder:
                           for i in self.models if i != model],
             other_hardware=[{"id": i, "name": self.hardware_facts[i]["name"]}
                             for i in self.hardware if i != hardware],
-            recommendations=self.recommendations, launch=self.launch,
+            recommendations=self.recommendations, launch=self.launch, parts=self.parts,
             messages_json=messages_json)
         self.write(relative, template.render(context))
 

@@ -67,3 +67,34 @@ def test_following_the_walkthrough_literally(tmp_path):
         assert done.stderr == "", (command, done.stderr)
         printed = done.stdout.splitlines()
         assert matches(shown, printed), (command, shown, printed)
+
+
+def readme_accelerator_steps() -> list[tuple[str, list[str]]]:
+    """(command, shown lines) of README.md's "Adding an accelerator" block."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Adding an accelerator", 1)[1].split("\n## ", 1)[0]
+    block = re.findall(r"```\n(.*?)```", section, flags=re.S)[0]
+    steps: list[tuple[str, list[str]]] = []
+    for line in block.splitlines():
+        if line.startswith("$ "):
+            steps.append((line[2:], []))
+        else:
+            steps[-1][1].append(line)
+    return steps
+
+
+def test_readme_accelerator_steps_work_as_installed(tmp_path):
+    """README's steps, run in a folder outside the checkout with the installed `fitproof`
+    (CI installs it as README's command does, not in editable mode): each command exits 0
+    and prints, first, the lines README shows under it."""
+    (tmp_path / "examples").symlink_to(REPO / "examples")
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env.pop("FITPROOF_PACK_PATH", None)
+    steps = readme_accelerator_steps()
+    assert [c.split()[0] for c, _ in steps] == ["mkdir", "cp", "fitproof", "fitproof"]
+    for command, shown in steps:
+        done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, (command, done.stderr)
+        assert done.stdout.splitlines()[:len(shown)] == shown, (command, done.stdout)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from .. import api
 from ..errors import FitproofError, InputError, PackError
-from .arguments import INPUT_OPTIONS, build_parser
+from .arguments import ALL_LEVELS, INPUT_OPTIONS, build_parser
 
 
 _SHARED_DEFAULTS = {"pack_dir": [], "no_plugins": False, "strict": False, "profile": None}
@@ -146,8 +146,10 @@ def _show(view_kind: str, view: object, args: argparse.Namespace,
     """Print ``view`` (or write it to ``out``) in the format the command line asks for
     (``--format``, ``--json``)."""
     name = format or ("json" if getattr(args, "json", False) else args.format)
+    depth = getattr(args, "depth", None)
     text = api.render(view_kind, view, name, registry=registry, plugins=not args.no_plugins,
-                      language=getattr(args, "lang", "en"), depth=getattr(args, "depth", None))
+                      language=getattr(args, "lang", "en"),
+                      depth=None if depth == ALL_LEVELS else depth)
     _write(text, out)
 
 
@@ -210,7 +212,8 @@ def _snapshot_estimate(args: argparse.Namespace) -> bool:
 
 def _explain(args: argparse.Namespace) -> int:
     registry = _registry(args)
-    view = api.explain(registry, _scenario(args, registry), args.quantity, args.depth,
+    depth = None if args.depth == ALL_LEVELS else args.depth
+    view = api.explain(registry, _scenario(args, registry), args.quantity, depth,
                        sensitivity=args.sensitivity)
     _show("derivation", view, args, registry)
     return 0

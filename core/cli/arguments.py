@@ -16,6 +16,16 @@ from .options import (INPUT_OPTIONS, billions, format_option, number, scenario_o
 __all__ = ["INPUT_OPTIONS", "build_parser"]
 
 
+#: --depth all: every level, down to pack values
+ALL_LEVELS = -1
+#: explain's default: the quantity, what it reads and what those read (--depth all for more)
+EXPLAIN_DEPTH = 3
+
+
+def _levels_or_all(text: str) -> int:
+    return ALL_LEVELS if text.strip().lower() == "all" else _levels(text)
+
+
 def _levels(text: str) -> int:
     levels = whole(text)
     if levels < 0:
@@ -142,8 +152,9 @@ def _explain_command(commands: Any, common: argparse.ArgumentParser) -> None:
                               "pack value such as model.params_total")
     scenario_options(explain)
     format_option(explain, "text, json, latex, markdown", json_flag=False)
-    explain.add_argument("--depth", type=_levels, metavar="N",
-                         help="show N levels of inputs (default: all, down to pack values)")
+    explain.add_argument("--depth", type=_levels_or_all, metavar="N", default=EXPLAIN_DEPTH,
+                         help=f"show N levels of inputs, or all of them down to pack values "
+                              f"(default {EXPLAIN_DEPTH}; --depth all)")
     explain.add_argument("--sensitivity", action="store_true",
                          help="rank the figures and inputs by elasticity (d ln out / d ln in): "
                               "1 means 1 %% more of it gives 1 %% more of the quantity")

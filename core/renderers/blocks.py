@@ -76,6 +76,9 @@ def render_text(blocks: Sequence[Block], limit: int = 100) -> str:
         if isinstance(block, Heading):
             if out:
                 out.append("")
+            if block.level >= 3:  # a section's sub-heading: no rule, so it reads as part of it
+                out.append(f"» {block.text}")
+                continue
             out.append(block.text)
             out.append(("=" if block.level == 1 else "-") * min(limit, width(block.text)))
         elif isinstance(block, Paragraph):

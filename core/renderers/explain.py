@@ -34,8 +34,10 @@ def render_text(root: Derivation, max_depth: int | None = None) -> str:
     A step that appears again is shown once in full and later as ``(see above)``.
     """
     lines: list[str] = []
+    hidden = 0
     for depth, d, repeated in root.steps():
         if max_depth is not None and depth > max_depth:
+            hidden += not repeated
             continue
         indent = "  " * depth
         lines.append(_head(d, indent))
@@ -57,6 +59,9 @@ def render_text(root: Derivation, max_depth: int | None = None) -> str:
             if d.substituted:
                 lines.append(f"{indent}  = {d.substituted}")
         lines.extend(f"{indent}  {note}" for note in _notes(d))
+    if hidden:
+        lines.append(f"… {hidden} deeper step{'s' if hidden != 1 else ''} below level "
+                     f"{max_depth} left out (--depth all shows them)")
     lines.extend(_footer(root, max_depth))
     return "\n".join(lines)
 
@@ -125,8 +130,10 @@ def to_dict(d: Derivation, *, symbolic: bool = True) -> dict[str, Any]:
 def render_markdown(root: Derivation, max_depth: int | None = None) -> str:
     """The derivation as a nested Markdown list, formulas in code spans."""
     lines: list[str] = []
+    hidden = 0
     for depth, d, repeated in root.steps():
         if max_depth is not None and depth > max_depth:
+            hidden += not repeated
             continue
         indent = "  " * depth
         lines.append(f"{indent}- **`{d.name}` = {_value(d)}** — `{d.location}`")

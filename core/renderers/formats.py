@@ -20,17 +20,22 @@ def _json(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
+def _messages(view: ReportView, options: RenderOptions) -> Messages:
+    """The report language's messages, writing numbers in its profile's style."""
+    return Messages(view.catalogs, options.language, view.number_style)
+
+
 def _report_text(view: ReportView, options: RenderOptions) -> str:
-    messages = Messages(view.catalogs, options.language)
+    messages = _messages(view, options)
     return blocks.render_text(report_blocks(view, messages, compact=True))
 
 
 def _report_markdown(view: ReportView, options: RenderOptions) -> str:
-    return blocks.render_markdown(report_blocks(view, Messages(view.catalogs, options.language)))
+    return blocks.render_markdown(report_blocks(view, _messages(view, options)))
 
 
 def _report_html(view: ReportView, options: RenderOptions) -> str:
-    messages = Messages(view.catalogs, options.language)
+    messages = _messages(view, options)
     document = report_blocks(view, messages)
     title = document[0]
     assert isinstance(title, blocks.Heading)  # the report opens with its title
@@ -38,7 +43,7 @@ def _report_html(view: ReportView, options: RenderOptions) -> str:
 
 
 def _report_json(view: ReportView, options: RenderOptions) -> str:
-    return _json(report_dict(view, Messages(view.catalogs, options.language)))
+    return _json(report_dict(view, _messages(view, options)))
 
 
 def _derivation_text(view: DerivationView, options: RenderOptions) -> str:

@@ -29,6 +29,10 @@ class _Writer:
     def n(self, cell: Cell) -> str:
         return self.t.cell(cell)
 
+    def speed(self, cell: Cell) -> str:
+        """``~12.3 tok/s``, or ``n/a`` where there is no speed (an engine that cannot run it)."""
+        return "n/a" if cell.value is None else f"~{self.n(cell)} tok/s"
+
     def band(self, headline: Mapping[str, Cell], name: str) -> str:
         """`` (low–high)`` after a speed whose profile gives an error band, else nothing."""
         low, high = headline.get(f"{name}_low"), headline.get(f"{name}_high")
@@ -117,7 +121,7 @@ class _Writer:
             small=t.context_label(small),
             total_large=self.n(totals[large].total_gib) if large in totals else "n/a",
             large=t.context_label(large), hardware=self.hardware.name,
-            decode=self.n(h["decode"]))))
+            decode=self.speed(h["decode"]))))
         settings = [
             (t("settings.model"), f"{self.model.name} ({self.params(h['params_total'].value)}B"
                                   f" / {self.params(h['params_active'].value)}B)"),
@@ -154,9 +158,9 @@ class _Writer:
                                    + t("headline.physical", value=self.n(h["physical"]))),
             (t("headline.headroom"), f"{_signed(self.n(h['headroom']))} GiB · "
                                      + t("headline.utilization", value=self.n(h["utilization"]))),
-            (t("headline.decode"), f"~{self.n(h['decode'])} tok/s{self.band(h, 'decode')} · "
+            (t("headline.decode"), f"{self.speed(h['decode'])}{self.band(h, 'decode')} · "
                                    + t("headline.active", value=self.params(h["params_active"].value))),
-            (t("headline.prefill"), f"~{self.n(h['prefill'])} tok/s{self.band(h, 'prefill')} · "
+            (t("headline.prefill"), f"{self.speed(h['prefill'])}{self.band(h, 'prefill')} · "
                                     + t("headline.ttft", prompt=t.context_label(
                                         int(report.scenario.inputs["prompt"])),
                                         value=self.n(h["ttft"]))),
@@ -237,7 +241,7 @@ class _Writer:
                                  providers=", ".join(missing))))
         checked = sorted({row.checked for row in shown if row.checked})
         if checked:
-            self.add(Paragraph(t("cloud.note", date=", ".join(checked))))
+            self.add(Paragraph(t("cloud.note", date=", ".join(t.date(d) for d in checked))))
 
     def finetune(self) -> None:
         t = self.t
@@ -266,7 +270,7 @@ class _Writer:
             usable=self.n(h["usable"]), bits=self.quant.bits, quant=scenario.quant,
             model=self.model.name, context=t.context_label(int(scenario.inputs["context"])),
             total=self.n(h["required"]), headroom=self.n(h["headroom"]),
-            decode=self.n(h["decode"]))))
+            decode=self.speed(h["decode"]))))
         tuning = report.kv_tuning
         if tuning is not None:
             small, large = tuning.contexts
@@ -315,7 +319,7 @@ class _Writer:
                 f"{self.n(r.physical_gb)} GB ({self.n(r.usable_gib)} GiB)"
             body.append((r.name, vram, f"{t.number(r.bandwidth_gbs, 0)} GB/s",
                          f"{self.n(r.totals[0])} GiB", f"{self.n(r.totals[1])} GiB",
-                         f"~{self.n(r.decode_tps)} tok/s",
+                         self.speed(r.decode_tps),
                          self.verdict(r.verdict, self.compact, hardware=r.name)))
         self.add(Table(headers, tuple(body), right=(1, 2, 3, 4, 5)))
         self.left_out("compatibility")
@@ -335,7 +339,7 @@ class _Writer:
                 f"{t.get('quant.label.' + r.quant, r.label)} ({r.quant})"
             cells = [label, f"{self.n(r.weights)} GiB", f"{self.n(r.kv_cache)} GiB",
                      f"{self.n(r.total_gib)} GiB ({self.n(r.total_gb)} GB)",
-                     f"~{self.n(r.decode_tps)} tok/s", self.verdict(r.verdict, self.compact),
+                     self.speed(r.decode_tps), self.verdict(r.verdict, self.compact),
                      self.pick_name(r.recommended)]
             if not self.compact:
                 cells.append(t(f"quant.basis.{r.size_basis}"))
@@ -358,7 +362,7 @@ class _Writer:
             total=self.n(h["required"]), weights=self.n(h["weights"]),
             kv=self.n(h["kv_cache"]), buffers=self.n(h["buffers"]),
             usable=self.n(h["usable"]), hardware=self.hardware.name,
-            decode=self.n(h["decode"]), verdict=self.verdict(report.verdict))))
+            decode=self.speed(h["decode"]), verdict=self.verdict(report.verdict))))
         if at_large is not None:
             self.add(Heading(t("faq.memory", model=self.model.name,
                                context=t.context_label(large)), 3))
@@ -374,7 +378,7 @@ class _Writer:
             self.add(Table((t("others.model"), t("others.total"), t("others.decode"),
                             t("others.verdict")),
                            tuple((r.name, f"{self.n(r.total_gib)} GiB",
-                                  f"~{self.n(r.decode_tps)} tok/s",
+                                  self.speed(r.decode_tps),
                                   self.verdict(r.verdict, self.compact))
                                  for r in report.other_models), right=(1, 2)))
         elif not report.skipped_in("other_models"):

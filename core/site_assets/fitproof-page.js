@@ -65,27 +65,47 @@
     return state;
   }
 
+  /* The scenario the controls (or the fragment) ask for, and what the command line would
+   * refuse in it, by control: a value out of range, a KV precision the engine cannot
+   * store, a tensor split the heads do not divide (the same messages). */
   function readScenario(state) {
     var overrides = {model: form.dataset.model, hardware: form.dataset.hardware, inputs: {}};
+    var problems = {};
     PACKS.forEach(function (key) {
       if (state[key] && data.bound[key][state[key]] !== undefined) overrides[key] = state[key];
     });
     Object.keys(INPUTS).forEach(function (key) {
       var text = state[key];
       if (text === undefined || text === "") return;
-      var number = Number(text);
-      var definition = data.inputs[INPUTS[key]];
-      if (!isFinite(number)) return;
-      if (definition.minimum !== null && number < definition.minimum) return;
-      if (definition.exclusive_minimum !== null && number <= definition.exclusive_minimum) return;
-      if (definition.maximum !== null && number > definition.maximum) return;
-      if (definition.type === "integer" && Math.floor(number) !== number) return;
-      overrides.inputs[INPUTS[key]] = number;
+      var problem = model.inputProblem(INPUTS[key], text);
+      if (problem) { problems[key] = problem; return; }
+      overrides.inputs[INPUTS[key]] = Number(text);
     });
     var scenario = model.scenario(overrides);
-    var kvTypes = data.engines[scenario.engine].kv_types;
-    if (kvTypes.length && kvTypes.indexOf(scenario.kv) < 0) scenario.kv = kvTypes[0];
-    return scenario;
+    var engine = data.engines[scenario.engine], kvTypes = engine.kv_types;
+    if (kvTypes.length && kvTypes.indexOf(scenario.kv) < 0) {
+      problems.kv = engine.name + " cannot store the KV cache as " + scenario.kv +
+        "; it supports " + kvTypes.join(", ");
+    }
+    var split = model.splitProblem(scenario);
+    if (split) problems.gpus = split;
+    return {scenario: scenario, problems: problems};
+  }
+
+  /* Each refused control marked, and the first problem shown where the page says why. */
+  function showProblems(problems, refusal) {
+    Object.keys(INPUTS).concat(PACKS).forEach(function (key) {
+      var control = form.elements[key];
+      if (!control) return;
+      if (problems[key]) { control.setAttribute("aria-invalid", "true"); control.title = problems[key]; }
+      else { control.removeAttribute("aria-invalid"); control.removeAttribute("title"); }
+    });
+    var messages = Object.keys(problems).map(function (key) { return problems[key]; });
+    if (refusal) messages.push(refusal);
+    var element = document.querySelector("[data-problem]");
+    element.textContent = messages.join(" · ");
+    element.hidden = !messages.length;
+    return messages.length > 0;
   }
 
   function setControls(scenario) {
@@ -148,6 +168,17 @@
     });
   }
 
+  /* A refused scenario: no number is shown, the verdict says why (as the command line
+   * refuses it). */
+  function refused(message) {
+    document.querySelectorAll("[data-quantity]").forEach(function (element) { element.textContent = "–"; });
+    var verdict = document.querySelector("[data-verdict]");
+    verdict.textContent = message;
+    verdict.setAttribute("data-verdict", "refused");
+    document.querySelector("[data-warnings]").hidden = true;
+    document.querySelectorAll("[data-segment]").forEach(function (segment) { segment.style.width = "0%"; });
+  }
+
   function show(result) {
     document.querySelectorAll("[data-quantity]").forEach(function (element) {
       var name = element.getAttribute("data-quantity");
@@ -156,12 +187,14 @@
     var verdict = document.querySelector("[data-verdict]");
     verdict.textContent = verdictText(result.verdict);
     verdict.setAttribute("data-verdict", result.verdict ? result.verdict.id : "unknown");
+    var warnings = document.querySelector("[data-warnings]");
+    warnings.textContent = result.warnings.join(" · ");
+    warnings.hidden = !result.warnings.length;
     var env = result.env;
-    var total = Math.max(env.usable_gib || 0, env.required_gib || 0) || 1;
-    var parts = {weights_gib: env.weights_gib, kv_cache_gib: env.kv_cache_gib,
-                 overhead_gib: env.overhead_gib, free: Math.max(0, (env.usable_gib || 0) - (env.required_gib || 0))};
+    var total = Math.max(env.usable_gib || 0, env.total_gib || 0) || 1;
     document.querySelectorAll("[data-segment]").forEach(function (segment) {
-      var v = parts[segment.getAttribute("data-segment")];
+      var name = segment.getAttribute("data-segment");
+      var v = name === "free" ? Math.max(0, (env.usable_gib || 0) - (env.total_gib || 0)) : env[name];
       segment.style.width = (isFinite(v) && v > 0 ? Math.min(100, 100 * v / total) : 0) + "%";
     });
   }
@@ -217,6 +250,7 @@
     var points = [];
     for (var tokens = 2048; tokens <= 262144; tokens *= 2) {
       var result = evaluateWith(scenario, {inputs: {context: tokens}}, false);
+      if (model.checks(scenario, result.env).refusal) continue;  // past the trained context
       if (isFinite(result.env.total_gib)) points.push([tokens, result.env.total_gib, result.env.usable_gib]);
     }
     if (!points.length) return;
@@ -395,10 +429,20 @@
         if (form.elements[key]) state[key] = form.elements[key].value;
       });
     }
-    var scenario = readScenario(state);
+    var read = readScenario(state), scenario = read.scenario;
     var result = model.evaluate(scenario);
+    var checks = model.checks(scenario, result.env);
+    result.warnings = checks.warnings;
     current = {scenario: scenario, result: result};
-    setControls(scenario);
+    if (!fromControls) setControls(scenario);
+    var problem = showProblems(read.problems, checks.refusal);
+    if (problem) {  // what the command line refuses, the page refuses with the same words
+      current = null;
+      refused(Object.keys(read.problems).map(function (k) { return read.problems[k]; })
+              .concat(checks.refusal ? [checks.refusal] : []).join(" · "));
+      document.documentElement.setAttribute("data-ready", "true");
+      return;
+    }
     var hash = stateFragment(scenario);
     document.getElementById("share").href = hash;
     if (fromControls && location.hash !== hash) history.replaceState(null, "", hash);
@@ -444,7 +488,7 @@
       var scenario = model.scenario({model: row.getAttribute("data-model"),
                                      hardware: row.getAttribute("data-hardware")});
       var result = model.evaluate(scenario, {selections: false});
-      row.querySelector('[data-cell="required_gib"]').textContent = format("required_gib", result.env.required_gib);
+      row.querySelector('[data-cell="total_gib"]').textContent = format("total_gib", result.env.total_gib);
       row.querySelector('[data-cell="decode_tps"]').textContent = format("decode_tps", result.env.decode_tps);
       var verdict = row.querySelector('[data-cell="verdict"]');
       verdict.textContent = verdictText(result.verdict);

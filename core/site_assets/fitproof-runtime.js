@@ -244,7 +244,9 @@
     var selection = data.selections[name];
     var candidates = data.collections[selection.collection] || [];
     var best = null, chosen = -1, qualifying = 0;
+    var match = selection.match || [];
     for (var index = 0; index < candidates.length; index++) {
+      if (match.length && !matches(match, data.entities, candidates[index], env, bound)) continue;
       var child = self.candidateEnv(name, index, env, bound);
       selection.recompute.forEach(function (formula) { child[formula] = finite(f.formulas[formula](child)); });
       if (f.where[name](child) !== 1) continue;
@@ -266,6 +268,20 @@
                    source: selection.location},
             chosen: chosen};
   };
+
+  /* Whether a candidate shares what a selection's ``match`` names with the row: the pack
+   * bound in a namespace (by id) or an input's value (core/snapshot_select.py's _matches). */
+  function matches(match, entities, candidate, env, bound) {
+    for (var i = 0; i < match.length; i++) {
+      var item = match[i];
+      if (candidate.entities[item] !== undefined) {
+        if (entities[candidate.entities[item]].id !== bound[item].id) return false;
+      } else if (value(candidate.inputs[item]) !== env[item]) {
+        return false;
+      }
+    }
+    return true;
+  }
 
   function lexLess(a, b) {
     for (var i = 0; i < a.length; i++) {
@@ -338,9 +354,99 @@
     overrides = overrides || {};
     SELECTORS.forEach(function (key) { if (overrides[key]) scenario[key] = overrides[key]; });
     Object.keys(overrides.inputs || {}).forEach(function (name) { scenario.inputs[name] = overrides.inputs[name]; });
+    // a default never above the model field its input names (scenario._default_cap)
+    var modelEntity = data.entities[data.bound.model[scenario.model]];
+    Object.keys(data.inputs).forEach(function (name) {
+      var field = data.inputs[name].default_at_most, given = (overrides.inputs || {})[name];
+      if (!field || given !== undefined || scenario.inputs[name] === null) return;
+      var cap = modelEntity.fields[field.split(".")[1]];
+      if (cap && scenario.inputs[name] > cap) scenario.inputs[name] = cap;
+    });
     var fmt = data.quants[scenario.quant], model = data.models[scenario.model];
     if (fmt && fmt.size_basis === "checkpoint" && model.checkpoint_format) scenario.quant = model.checkpoint_format;
     return scenario;
+  };
+
+  /* A value as a refusal's or warning's message shows it (scenario_checks.shown_value):
+   * a whole number with thousands separators, else up to two decimals. */
+  function shownValue(v) {
+    if (v === null || v === undefined || !isFinite(v)) return "unknown";
+    if (Number.isInteger(v)) return groupThousands(String(Math.abs(v)), v < 0);
+    var text = v.toFixed(2).replace(/0+$/, "").replace(/\.$/, "");
+    var parts = text.replace("-", "").split(".");
+    return groupThousands(parts[0], v < 0) + (parts[1] ? "." + parts[1] : "");
+  }
+
+  function groupThousands(digits, negative) {
+    return (negative ? "-" : "") + digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  }
+
+  var MESSAGE_PLACEHOLDER = /\{([a-z_][a-z0-9_]*)\}/g;
+  /* A message with its plain {name} placeholders filled (message_format.fill, for the
+   * messages the verdicts pack's checks use). */
+  function fillMessage(text, values) {
+    return text.replace(MESSAGE_PLACEHOLDER, function (match, name) {
+      return Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : match;
+    }).replace(/\{\{/g, "{").replace(/\}\}/g, "}");
+  }
+
+  /* The first refusal that applies and every warning, of the verdicts pack's checks, for
+   * an evaluated scenario (scenario_checks.outcome): {refusal: message or null, warnings}. */
+  FitproofModel.prototype.checks = function (scenario, env) {
+    var data = this.data, refusal = null, warnings = [];
+    var names = {model: data.models[scenario.model].name, hardware: data.hardware[scenario.hardware].name,
+                 engine: data.engines[scenario.engine].name};
+    (data.checks || []).forEach(function (check) {
+      var truth = env[check[1]];
+      if (truth === undefined || truth !== truth || truth === 0) return;
+      var values = Object.assign({}, names);
+      Object.keys(check[3]).forEach(function (key) { values[key] = shownValue(env[check[3][key]]); });
+      var message = fillMessage(check[2], values);
+      if (check[0] === "refusals") { if (refusal === null) refusal = message; }
+      else warnings.push(message);
+    });
+    return {refusal: refusal, warnings: warnings};
+  };
+
+  /* A number as Python's str() prints the value checked_input shows: whole numbers in full. */
+  function plainInput(number) {
+    return Number.isInteger(number) ? BigInt(number).toString() : String(number);
+  }
+
+  /* Why ``text``, typed for input ``name``, is refused (input_checks.checked_input's
+   * message), or null: a number, a whole number where it must be, within its range. */
+  FitproofModel.prototype.inputProblem = function (name, text) {
+    var definition = this.data.inputs[name];
+    var shown = "'" + String(text).replace(/\\/g, "\\\\").replace(/'/g, "\\'") + "'";
+    var trimmed = String(text).trim();
+    var number = trimmed === "" ? NaN : Number(trimmed);
+    if (trimmed !== "" && !/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(trimmed) &&
+        !/^[+-]?(inf|infinity|nan)$/i.test(trimmed)) number = NaN;
+    if (number !== number && !/^[+-]?nan$/i.test(trimmed)) return name + " must be a number (got " + shown + ")";
+    if (!isFinite(number)) return name + " must be a finite number (got " + shown + ")";
+    if (definition.type === "integer" && Math.floor(number) !== number) return name + " must be a whole number (got " + shown + ")";
+    var unit = definition.unit === "%" ? "%" : "";
+    var got = plainInput(number);
+    if (definition.minimum !== null && number < definition.minimum) return name + " must be at least " + plainInput(definition.minimum) + unit + " (got " + got + ")";
+    if (definition.exclusive_minimum !== null && number <= definition.exclusive_minimum) return name + " must be more than " + plainInput(definition.exclusive_minimum) + unit + " (got " + got + ")";
+    if (definition.maximum !== null && number > definition.maximum) return name + " must be at most " + plainInput(definition.maximum) + unit + " (got " + got + ")";
+    return null;
+  };
+
+  /* Why the devices cannot split the model's tensors, or null (input_checks.tensor_split_problem). */
+  FitproofModel.prototype.splitProblem = function (scenario) {
+    var data = this.data, engine = data.engines[scenario.engine], model = data.models[scenario.model];
+    var gpus = scenario.inputs.gpus === undefined || scenario.inputs.gpus === null ? 1 : scenario.inputs.gpus;
+    var split = scenario.inputs.split;
+    var tensor = split !== null && split !== undefined && split === split ? !!split : engine.splits_tensors;
+    var heads = model.heads;
+    if (tensor && gpus > 1 && heads && heads % gpus) {
+      var divisors = [];
+      for (var n = 2; n <= Math.min(heads, 64); n++) if (heads % n === 0) divisors.push(n);
+      return "a tensor-parallel split over " + gpus + " devices does not divide the " + heads +
+        " attention heads of " + model.name + "; use --gpus " + divisors.slice(0, 6).join(", ") + " or --split layer";
+    }
+    return null;
   };
 
   /* Launch commands, as core/launch.py fills an engine pack's template: the words from
@@ -444,6 +550,7 @@
             (options.length ? " \\\n  " + options.join(" ") : "")};
   };
 
+  R.shownValue = shownValue;
   root.R = R;
   root.FitproofModel = FitproofModel;
   if (typeof module !== "undefined" && module.exports) module.exports = {R: R, FitproofModel: FitproofModel};

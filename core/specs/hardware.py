@@ -41,6 +41,7 @@ class HardwareSpec:
     backend: str | None = None
     visible_memory_gib: Figure | None = None
     host_link_gbs: Figure | None = None
+    nonexistent: bool = False
     form_factor: str | None = None
     pack: PackFile = NO_PACK
 

@@ -19,6 +19,7 @@ class ProfilePack:
     override: bool = False
     extends: str | None = None
     default: bool = False
+    number_style: str | None = None
     source: Sources = ()
     notes: Sources = ()
     pack: PackFile = NO_PACK
