@@ -122,15 +122,18 @@ class Rows:
 
 def load(registry, apart: bool = False) -> dict[tuple[str, str], Rows]:
     """Every measurement row with its scenario's features, by (engine, metric): the rows whose
-    workload the profile models, or with ``apart`` the others (fitproof.accuracy.outside_model),
+    workload the profile models, or with ``apart`` the batches of identical sequences
+    (fitproof.accuracy.outside_model; rows with experts kept on the host are left to
+    fitproof validate, whose formulas have the host-copy term this script does not fit),
     which fit no constant and are scored apart."""
     entries, scenarios = measurement_scenarios(registry)
     batch = Batch(registry, scenarios)
     columns = {name: batch.values(name) for name in COLUMNS}
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for i, (pack, index, row) in enumerate(entries):
-        if bool(outside_model(registry, row)) != apart:
-            continue
+        reason = outside_model(registry, row)
+        if bool(reason) != apart or (apart and reason != IDENTICAL_MOE_BATCH):
+            continue  # rows of another workload (experts on the host) only validate scores
         scenario = scenarios[i]
         item = {name: (math.nan if columns[name][i] is None else columns[name][i])
                 for name in COLUMNS}

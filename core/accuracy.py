@@ -38,8 +38,9 @@ IDENTICAL_MOE_BATCH = (
 
 
 EXPERTS_ON_HOST = (
-    "routed experts kept in system memory (--n-cpu-moe): the host link's copy efficiency is "
-    "derived from one of these rows (engine packs' host_copy_efficiency), not fitted with the rest")
+    "routed experts kept in system memory (--n-cpu-moe), which the speed fit does not cover: "
+    "prefill's host-copy efficiency is derived from five of these rows (the engine pack's "
+    "host_copy_efficiency says which)")
 
 
 def outside_model(registry: Registry, row: MeasurementRow) -> str | None:
@@ -81,6 +82,11 @@ def measurement_scenarios(registry: Registry) -> tuple[
             "prompt": row.context if row.prompt is None else row.prompt,
             "generate": row.generate, "gpus": row.gpus, "batch": row.batch, "ubatch": row.ubatch,
             "cpu_moe": row.cpu_moe}
+        hardware = registry.hardware.get(row.hardware)
+        if hardware is not None and hardware.unified_memory:
+            # the run shows the model fit on the GPU: its machine let the GPU use what it
+            # needed (a Mac's iogpu.wired_limit_mb raised, say), up to the whole memory
+            inputs["gpu_memory_limit"] = float(hardware.memory_gb.value)
         scenarios.append(resolve_scenario(registry, model=row.model, hardware=row.hardware,
                                           quant=row.quant, kv=row.kv, engine=row.engine,
                                           host=row.host, inputs=inputs, backend=row.backend))

@@ -202,11 +202,15 @@ def solve(registry: Registry, question: str, resolved: Scenario, *,
                   rent=rent)
 
 
-def report(registry: Registry, resolved: Scenario) -> ReportView:
-    """``fitproof report``: every section of the sizing report."""
-    from .report import build_report, report_view
+def report(registry: Registry, resolved: Scenario, *, preselect: bool = False) -> ReportView:
+    """``fitproof report``: every section of the sizing report. ``preselect``: the model's
+    page without a chosen accelerator, on the one the report pack's purchase recommendation
+    picks (the best single GPU), titled for it."""
+    from .report import build_report, preselect_hardware, report_view
 
-    return report_view(registry, build_report(registry, resolved))
+    if preselect:
+        resolved = preselect_hardware(registry, resolved)
+    return report_view(registry, build_report(registry, resolved), preselected=preselect)
 
 
 def accuracy(registry: Registry, group_by: Sequence[str] = ()) -> Accuracy:

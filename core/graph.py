@@ -17,18 +17,8 @@ from .compiled import Compiled, compile_tree
 from .errors import Problem
 from .formula_parser import Formula, FormulaSyntaxError, parse_formula
 from .namespaces import NAMESPACES, known_field_names, namespace_fields
-from .specs import (
-    ArchitecturePack,
-    FormulaDef,
-    FormulaPack,
-    InputDef,
-    InputPack,
-    Location,
-    SelectionDef,
-    SelectionPack,
-    VerdictPack,
-    VerdictRule,
-)
+from .specs import (ArchitecturePack, FormulaDef, FormulaPack, InputDef, InputPack, Location,
+                    SelectionDef, SelectionPack, VerdictPack, VerdictRule)
 
 if TYPE_CHECKING:
     from .scenario_checks import CheckNode

@@ -12,14 +12,8 @@ from .errors import Problem
 from .formula_parser import FormulaSyntaxError, parse_formula
 from .graph import FormulaGraph, build_graph
 from .scenario_checks import link_checks
-from .specs import (
-    ArchitecturePack,
-    FormulaPack,
-    InputPack,
-    ReportPack,
-    SelectionPack,
-    VerdictPack,
-)
+from .specs import (ArchitecturePack, FormulaPack, InputPack, ReportPack, SelectionPack,
+                    VerdictPack)
 from .views import LoadedPack
 
 

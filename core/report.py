@@ -9,8 +9,8 @@ variants each section shows is data (``packs/reports/``).
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -24,7 +24,8 @@ from .registry import Registry
 from .report_plan import Plan, Variants, cell_of, pick_of, spec_of
 from .report_view import (Cell, ContextRow, FineTuneRow, HardwareRow, KVTuning, ModelRow, Pick,
                           ProviderRow, QuantRow, Report, ReportView, Skipped)
-from .scenario import SELECTORS, Scenario, resolve_scenario
+from .report_variants import applicable, compare_contexts, refusals, variant
+from .scenario import Scenario
 from .specs import EngineSpec, HardwareSpec, ReportPack
 
 
@@ -55,7 +56,7 @@ def build_report(registry: Registry, scenario: Scenario) -> Report:
     skipped: list[Skipped] = []  # rows a section leaves out, each with why
     finetune = _finetune(registry, scenario, plan, skipped)
     quantizations = _quantizations(registry, scenario, plan, skipped)
-    kv_tuning = _kv_tuning(registry, scenario, plan)
+    kv_tuning = _kv_tuning(registry, scenario, plan, skipped)
     contexts = _contexts(registry, scenario, plan, skipped)
     compatibility = _compatibility(registry, scenario, plan, skipped)
     other_models = _other_models(registry, scenario, plan, skipped)
@@ -66,11 +67,11 @@ def build_report(registry: Registry, scenario: Scenario) -> Report:
         launch=launch(), providers=_providers(registry, estimate),
         tco=tco, best_single=best_single, cost_pick=cost_pick, purchase_pick=purchase_pick, finetune=finetune(), kv_tuning=kv_tuning(),
         contexts=contexts(), compatibility=compatibility(),
-        compare_contexts=tuple(spec.compare_contexts), quantizations=quantizations(),
+        compare_contexts=compare_contexts(registry, scenario), quantizations=quantizations(),
         other_models=other_models(), skipped=tuple(skipped))
 
 
-def report_view(registry: Registry, report: Report) -> ReportView:
+def report_view(registry: Registry, report: Report, *, preselected: bool = False) -> ReportView:
     """``report`` with the pack facts its text names, for the renderers."""
     scenario = report.scenario
     workload = registry.workloads.get(scenario.workload)
@@ -81,7 +82,27 @@ def report_view(registry: Registry, report: Report) -> ReportView:
         kv_label=registry.kv_types[scenario.kv][0].label or scenario.kv,
         engine_name=registry.engines[scenario.engine].name,
         workload_name=workload.name if workload is not None else scenario.workload,
-        catalogs=dict(registry.catalogs), number_style=number_style(registry))
+        catalogs=dict(registry.catalogs), number_style=number_style(registry),
+        preselected=preselected, family_name=_family_name(registry, scenario.model))
+
+
+def _family_name(registry: Registry, model: str) -> str:
+    """The name of the model's architecture family pack ("Full attention (GQA, MHA)")."""
+    family = registry.models[model].family or ""
+    pack = registry.by_kind.get("architecture", {}).get(family)
+    return getattr(pack, "name", family) if pack is not None else family
+
+
+def preselect_hardware(registry: Registry, scenario: Scenario) -> Scenario:
+    """``scenario`` on the accelerator the report pack's purchase recommendation picks for
+    it (the seed pages' model page without a chosen accelerator: the best single GPU),
+    or unchanged where nothing qualifies."""
+    spec = spec_of(registry)
+    pick = Estimate(registry, scenario).view().selections.get(spec.purchase_recommendation, {})
+    chosen = registry.graph.selections.get(spec.purchase_recommendation)
+    if not pick.get("id") or chosen is None or chosen.definition.candidates != "hardware":
+        return scenario
+    return variant(registry, scenario, hardware=pick["id"])
 
 
 def number_style(registry: Registry) -> str:
@@ -95,18 +116,6 @@ def number_style(registry: Registry) -> str:
         seen.add(profile.id)
         profile = registry.profiles.get(profile.extends or "")
     return "locale"
-
-
-def _variant(registry: Registry, scenario: Scenario, **changes: Any) -> Scenario:
-    """``scenario`` with some choices or inputs changed, resolved and checked again."""
-    given: dict[str, float] = dict(scenario.inputs)
-    given.update(changes.pop("inputs", {}))
-    inputs: dict[str, float | None] = {
-        k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in given.items()}
-    choices = {key: getattr(scenario, key) for key in SELECTORS}
-    choices["backend"] = scenario.backend
-    choices.update(changes)
-    return resolve_scenario(registry, inputs=inputs, **choices)
 
 
 def _pick_behind(registry: Registry, evaluation: Evaluation, name: str) -> Pick | None:
@@ -124,27 +133,6 @@ def _pick_behind(registry: Registry, evaluation: Evaluation, name: str) -> Pick 
     return None
 
 
-def _applicable(registry: Registry, scenario: Scenario, section: str,
-                options: list[tuple[Any, str, dict[str, Any]]], skipped: list[Skipped]
-                ) -> tuple[list[Any], list[Scenario]]:
-    """The options of ``section`` whose variant of ``scenario`` applies, and those variants.
-
-    Each option is (key, name, changes). A variant the scenario's checks refuse (a format
-    the other model cannot take, a tensor split its heads do not divide) is left out of the
-    section and recorded in ``skipped`` with the check's message: a row that does not
-    apply never fails the report."""
-    keys, variants = [], []
-    for key, name, changes in options:
-        try:
-            variant = _variant(registry, scenario, **changes)
-        except InputError as error:
-            skipped.append(Skipped(section, name, str(error)))
-            continue
-        keys.append(key)
-        variants.append(variant)
-    return keys, variants
-
-
 def _launch(registry: Registry, scenario: Scenario, estimate: Estimate, plan: Plan
             ) -> Callable[[], tuple[tuple[str, str], ...]]:
     """Each engine's launch command: for the scenario's own engine from its estimate, for
@@ -153,16 +141,25 @@ def _launch(registry: Registry, scenario: Scenario, estimate: Estimate, plan: Pl
         return not engine.kv_types or scenario.kv in engine.kv_types
 
     engines = sorted(registry.engines.values(), key=lambda e: e.id)
+    refused: dict[str, str] = {}  # another engine the scenario's checks refuse (a split)
+    refusals: list[Skipped] = []
     others = [e for e in engines if e.id != scenario.engine or not stores(e)]
-    variants = [_variant(registry, scenario, engine=e.id,
-                         kv=scenario.kv if stores(e) else next(iter(e.kv_types)))
-                for e in others]
+    others, variants = applicable(
+        registry, scenario, "launch",
+        [(e, e.id, {"engine": e.id, "kv": scenario.kv if stores(e) else next(iter(e.kv_types))})
+         for e in others], refusals)
+    refused.update((s.name, s.reason) for s in refusals)
     rows = plan.add("launch", variants, picks=True) if variants else None
 
     def commands() -> tuple[tuple[str, str], ...]:
         found = []
         position = {e.id: i for i, e in enumerate(others)}
         for engine in engines:
+            if engine.id in refused:  # a note, not a command that would fail
+                found.append((engine.name, "\n".join(
+                    f"# {line}" for line in textwrap.wrap(
+                        f"Not available: {refused[engine.id]}", 76))))
+                continue
             if engine.id in position and rows is not None:
                 i = position[engine.id]
                 command = launch_command(registry, variants[i], engine,
@@ -209,14 +206,14 @@ def _providers(registry: Registry, estimate: Estimate) -> tuple[ProviderRow, ...
             rows.append(ProviderRow(
                 name, provider.id, offer_id, hardware_id, devices, tiers, memory,
                 cell(spec.provider_hourly, index), cell(spec.provider_monthly, index),
-                provider.billing, checked))
+                provider.billing, checked, (listing.url if listing else None) or provider.url))
     return tuple(rows)
 
 
 def _finetune(registry: Registry, scenario: Scenario, plan: Plan, skipped: list[Skipped]
               ) -> Callable[[], tuple[FineTuneRow, ...]]:
     spec = spec_of(registry)
-    workloads, scenarios = _applicable(
+    workloads, scenarios = applicable(
         registry, scenario, "finetune",
         [(w, registry.workloads[w].name, {"workload": w, "quant": None})
          for w in spec.finetune_workloads if w in registry.workloads], skipped)
@@ -237,26 +234,36 @@ def _finetune_rows(registry: Registry, workloads: list[str], variants: Variants
     return tuple(rows)
 
 
-def _kv_tuning(registry: Registry, scenario: Scenario, plan: Plan
+def _kv_tuning(registry: Registry, scenario: Scenario, plan: Plan, skipped: list[Skipped]
                ) -> Callable[[], KVTuning | None]:
     spec = spec_of(registry)
     tuning = spec.kv_tuning
-    small, large = spec.compare_contexts
+    small, large = compare_contexts(registry, scenario)
     engine = next((e for e in registry.engines.values() if tuning.compressed_kv in e.kv_types),
                   None)
     if engine is None:
         return lambda: None
-    variants = plan.add("kv_tuning", [_variant(registry, scenario, inputs={"context": small}),
-                         _variant(registry, scenario, inputs={"context": large}),
-                         _variant(registry, scenario, inputs={"context": large},
-                                  kv=tuning.compressed_kv, engine=engine.id)])
-    return lambda: _kv_tuning_rows(registry, variants)
+    try:
+        scenarios = [variant(registry, scenario, inputs={"context": small}),
+                     variant(registry, scenario, inputs={"context": large}),
+                     variant(registry, scenario, inputs={"context": large},
+                              kv=tuning.compressed_kv, engine=engine.id)]
+    except InputError as error:  # a split the engine refuses
+        skipped.append(Skipped("kv_tuning", f"{engine.name} {tuning.compressed_kv}", str(error)))
+        return lambda: None
+    refusal = next((r for r in refusals(registry, scenarios) if r is not None), None)
+    if refusal is not None:  # a context the model was not trained for
+        skipped.append(Skipped("kv_tuning", f"{engine.name} {tuning.compressed_kv}", refusal))
+        return lambda: None
+    variants = plan.add("kv_tuning", scenarios)
+    return lambda: _kv_tuning_rows(registry, variants, (small, large))
 
 
-def _kv_tuning_rows(registry: Registry, variants: Variants) -> KVTuning:
+def _kv_tuning_rows(registry: Registry, variants: Variants, contexts: tuple[int, int]
+                    ) -> KVTuning:
     spec = spec_of(registry)
     tuning = spec.kv_tuning
-    small, large = spec.compare_contexts
+    small, large = contexts
     formula = parse_formula(tuning.saving.expr)
     env = {}
     for ref in formula.refs:
@@ -288,7 +295,9 @@ def _contexts(registry: Registry, scenario: Scenario, plan: Plan, skipped: list[
         windows = [w for w in windows if w <= longest]
         if longest not in windows:
             windows.append(longest)
-    windows, scenarios = _applicable(
+        # the compared contexts have rows too (a 4K model compares 2K and 4K)
+        windows = sorted(set(windows) | set(compare_contexts(registry, scenario)))
+    windows, scenarios = applicable(
         registry, scenario, "contexts",
         [(w, f"{w:,}", {"inputs": {"context": w}}) for w in windows], skipped)
     variants = plan.add("contexts", scenarios)
@@ -299,17 +308,17 @@ def _contexts(registry: Registry, scenario: Scenario, plan: Plan, skipped: list[
 
 def _compatibility(registry: Registry, scenario: Scenario, plan: Plan, skipped: list[Skipped]
                    ) -> Callable[[], tuple[HardwareRow, ...]]:
-    contexts = spec_of(registry).compare_contexts
+    contexts = compare_contexts(registry, scenario)
     ordered = sorted(registry.accelerators.values(),
                      key=lambda h: (h.vendor, h.memory_gb.value, h.memory_bandwidth_gbs.value,
                                     h.id))
     # an accelerator is a row when the scenario applies to it at every compared context
-    hardware, _ = _applicable(
+    hardware, _ = applicable(
         registry, scenario, "compatibility",
         [(h, h.display_name, {"hardware": h.id, "inputs": {"context": max(contexts)}})
          for h in ordered], skipped)
     variants = plan.add("compatibility",
-                        [_variant(registry, scenario, hardware=h.id, inputs={"context": c})
+                        [variant(registry, scenario, hardware=h.id, inputs={"context": c})
                          for c in contexts for h in hardware])
     return lambda: _compatibility_rows(hardware, len(contexts), variants)
 
@@ -331,7 +340,7 @@ def _compatibility_rows(hardware: list[HardwareSpec], contexts: int, variants: V
 def _quantizations(registry: Registry, scenario: Scenario, plan: Plan, skipped: list[Skipped]
                    ) -> Callable[[], tuple[QuantRow, ...]]:
     spec = spec_of(registry)
-    formats, scenarios = _applicable(
+    formats, scenarios = applicable(
         registry, scenario, "quantizations",
         [(q, q, {"quant": q}) for q in spec.quantizations if q in registry.quant_formats],
         skipped)
@@ -357,7 +366,7 @@ def _other_models(registry: Registry, scenario: Scenario, plan: Plan, skipped: l
     """The other models on this hardware (same format, context and inputs): those whose
     ``fits`` column is true first, then by the ``size`` column, largest first (the report
     pack names both quantities)."""
-    models, scenarios = _applicable(
+    models, scenarios = applicable(
         registry, scenario, "other_models",
         [(m, registry.models[m].name, {"model": m})
          for m in sorted(registry.models) if m != scenario.model], skipped)

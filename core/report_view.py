@@ -56,6 +56,7 @@ class ProviderRow:
     monthly: Cell
     billing: str | None
     checked: str | None = None  # when the offer's rate was read
+    url: str | None = None  # where the offer is deployed (the listing's, else the provider's)
 
 
 @attrs.frozen
@@ -185,3 +186,5 @@ class ReportView:
     workload_name: str
     catalogs: Mapping[str, CatalogPack]
     number_style: str = "locale"  # the profile's: Babel in the locale, or the catalog's separators
+    preselected: bool = False  # the accelerator was picked for the model, not given
+    family_name: str = ""  # the model's architecture family (where its pack names no label)

@@ -15,26 +15,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .errors import InputError
-from .estimate_view import (
-    SELECTORS,
-    EstimateView,
-    Quantity,
-    Scenario,
-    Verdict,
-    verdict_of,
-)
+from .estimate_view import SELECTORS, EstimateView, Quantity, Scenario, Verdict, verdict_of
 from .input_checks import checked_input, tensor_split_problem
 from .names import LazyStages, matching_ids
 from .scalar import NAN, Scalar, compile_data, finite
 from .scenario_checks import outcome
-from .snapshot_select import (
-    Group,
-    SnapshotSelections,
-    figure_of,
-    finite_or_none,
-    key_value,
-    keyed_value,
-)
+from .snapshot_select import (Group, SnapshotSelections, figure_of, finite_or_none, key_value,
+                              keyed_value)
 
 
 class _Definition:

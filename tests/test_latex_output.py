@@ -49,7 +49,7 @@ def test_substituted_values_are_math_not_typewriter_text(capsys):
     body = latex(capsys, "decode_tps")
     assert "\\texttt" not in body
     lines = body.splitlines()
-    assert lines[1].startswith("  \\mathrm{decode\\_tps} &= \\frac{\\mathrm{batch}}"
+    assert lines[1].startswith("  \\mathrm{decode\\_tps} &= \\frac{\\mathrm{running\\_sequences}}"
                                "{\\mathrm{decode\\_step\\_s}}")
     assert lines[2].startswith("  &= \\frac{1}{0.") and lines[2].endswith("\\ \\mathrm{tok/s} \\\\")
     assert " \\cdot 10^{" in body  # 1e9 written as a power of ten

@@ -300,20 +300,25 @@ def test_tensor_parallel_without_interconnect_figures_is_unknown(measured):
 
 
 def test_decode_is_memory_bound_where_compute_is_unknown(measured):
-    # no source gives the MLU590's compute: decode still streams its memory
-    result = estimate(measured, "qwen3.5-35b-a3b", "mlu590-80gb")
+    # no source gives the MLU590's compute: decode still streams its memory (under vLLM,
+    # which runs on it through Cambricon's plugin; llama.cpp has no backend for it)
+    result = estimate(measured, "qwen3.5-35b-a3b", "mlu590-80gb", engine="vllm", quant="BF16")
     assert result.value("prefill_tps") is None and result.value("decode_compute_s") is None
     assert result.value("decode_step_s") == pytest.approx(
         result.value("decode_memory_s") + result.value("decode_overhead_s"))
 
 
 def test_prefill_is_known_for_every_accelerator_a_source_describes(measured):
-    unknown = {hw for hw in measured.accelerators
-               if estimate(measured, "llama-3.1-8b-instruct", hw).value("prefill_tps") is None}
-    # no source gives the MLU590's compute or the Arc A770's matrix (XMX) rates, and the
-    # "M4 Ultra" of the seed pages was never made (reference/hardware/NOTES.md §4); each
-    # pack says so in its notes
-    assert unknown == {"mlu590-80gb", "mac-studio-m4-ultra-256gb", "arc-a770-16gb"}
+    results = {hw: estimate(measured, "llama-3.1-8b-instruct", hw) for hw in measured.accelerators}
+    unknown = {hw for hw, r in results.items() if r.value("prefill_tps") is None}
+    unsupported = {hw for hw, r in results.items() if not r.value("engine_supported")}
+    # llama.cpp has no backend for Gaudi, Cambricon, Kunlunxin, MetaX or Hygon's DCU, and
+    # the "M4 Ultra" of the seed pages was never made (reference/hardware/NOTES.md §4): no
+    # speed for them
+    assert unsupported == {"mlu590-80gb", "gaudi-3", "kunlunxin-p800-64gb", "metax-c500-64gb",
+                           "dcu-k100-ai-64gb", "mac-studio-m4-ultra-256gb"}
+    # of the others, no source gives the Arc A770's matrix (XMX) rates; its pack says so
+    assert unknown - unsupported == {"arc-a770-16gb"}
 
 
 def test_the_report_headline_carries_the_bands(capsys):

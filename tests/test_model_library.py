@@ -3,6 +3,8 @@ config importer (round trip on the reference configs, unseen configs, refusals).
 
 from __future__ import annotations
 
+import math
+
 import json
 
 import pytest
@@ -197,6 +199,7 @@ UNSEEN_CASES = [
     ("llama-2-7b-hf", 7e9, True, None, None, False),
     ("gemma-2-9b", 9e9, True, None, None, False),
     ("phi-3-mini-4k-instruct", 3_821_079_552, False, None, None, False),
+    ("mistral-7b-v0.1", 7.3e9, True, None, None, False),
 ]
 
 
@@ -403,3 +406,30 @@ def test_unknown_family(capsys):
     assert main(["models", "--family", "rwkv", "--no-plugins"]) == 2
     assert capsys.readouterr().err.startswith("fitproof: error: unknown family 'rwkv'; "
                                               "choose one of")
+
+
+def test_a_window_without_layer_types_slides_every_layer_for_the_engines_that_apply_it(tmp_path):
+    """Mistral 7B v0.1's config gives sliding_window and no layer_types: the import is not
+    refused; every layer slides under vLLM, which applies the window, and llama.cpp, which
+    runs the GGUF as a llama model, caches the whole context (the importer pack's rule)."""
+    from fitproof.cli import main
+
+    assert main(["import", "hf", str(UNSEEN / "mistral-7b-v0.1.json"), "--id", "mistral-7b-v0.1",
+                 "--out", str(tmp_path), "--no-plugins"]) == 0
+    text = (tmp_path / "mistral-7b-v0.1.yaml").read_text(encoding="utf-8")
+    assert "sliding_window_engines: [vllm]" in text or "- vllm" in text
+    registry = fitproof.load_registry([tmp_path], plugins=False)
+    model = registry.models["mistral-7b-v0.1"]
+    assert model.family == "sliding-window"
+    assert int(model.sliding_attention_layers.value) == 32 and model.sliding_window.value == 4096
+    common = dict(registry=registry, context=32768)
+    llama = fitproof.estimate("mistral-7b-v0.1", "h100-80gb-sxm", quant="BF16", **common)
+    vllm = fitproof.estimate("mistral-7b-v0.1", "h100-80gb-sxm", quant="BF16", engine="vllm",
+                             **common)
+    # 32 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes = 128 KiB a token
+    assert llama.value("kv_cache_gib") == pytest.approx(32768 * 131072 / 2**30, abs=0.02)
+    # vLLM: the window plus one forward pass (8192 tokens on a device of 70 GiB or more)
+    assert vllm.value("ubatch_tokens") == 8192
+    window = math.ceil((4096 + 8192) / 16) * 16
+    assert vllm.value("kv_cache_gib") < llama.value("kv_cache_gib") / 2
+    assert vllm.value("kv_cache_gib") == pytest.approx(window * 131072 / 2**30, abs=0.02)

@@ -98,8 +98,8 @@ def test_a_batch_evaluates_selections_only_on_the_rows_asked_for(registry):
                  for m in ("qwen3-8b", "llama-3.1-70b", "qwen3-8b")]
     full = Batch(registry, scenarios)
     some = Batch(registry, scenarios, selection_rows=[1])
-    assert full.values("cloud_hourly_usd")[1] is not None
-    assert some.values("cloud_hourly_usd") == [None, full.values("cloud_hourly_usd")[1], None]
+    assert full.values("cheapest_hourly_usd")[1] is not None
+    assert some.values("cheapest_hourly_usd") == [None, full.values("cheapest_hourly_usd")[1], None]
     picked = "best_single_gpu.devices_price_usd"
     assert some.values(picked)[1] == full.values(picked)[1] is not None
     assert some.values(picked)[0] is None and full.values(picked)[0] is not None

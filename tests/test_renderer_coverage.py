@@ -160,6 +160,10 @@ def _read_text(document: list, lines: list[str], limit: int) -> None:
             if at:
                 assert lines[at] == "", (block, lines[at])
                 at += 1
+            if block.level >= 3:  # a section's sub-heading: marked, not ruled
+                assert lines[at] == f"» {block.text}", block
+                at += 1
+                continue
             rule = ("=" if block.level == 1 else "-") * min(limit, width(block.text))
             assert lines[at:at + 2] == [block.text, rule], block
             at += 2
@@ -264,7 +268,8 @@ def test_the_report_has_every_section_and_every_row_of_its_view(report):
     document = report_blocks(view, t)
     sections = _sections(document)
     titles = [None, "headline.title", "breakdown.title", "recommend.title", "launch.title",
-              "cloud.title", *(["finetune"] if r.finetune else []), "notes.title", "contexts",
+              "simulator", "cloud.title", *(["finetune"] if r.finetune else []), "notes.title",
+              "contexts",
               "compat", "quant", "faq.title", "others.title", "elsewhere.title"]
     assert len(sections) == len(titles)
     for (title, _), key in zip(sections, titles):
@@ -272,8 +277,16 @@ def test_the_report_has_every_section_and_every_row_of_its_view(report):
             assert title == t(key)
     part = dict(zip(titles, (blocks_ for _, blocks_ in sections)))
     # the title: the introduction and the settings
-    assert _kinds(part[None]) == ["Paragraph", "Facts"]
-    assert [label for label, _ in part[None][1].items] == [t(f"settings.{k}") for k in (
+    # the introduction, the architecture and license (where the pack gives a license), the
+    # settings
+    assert _kinds(part[None]) == ["Paragraph", *(["Paragraph"] if view.model.license else []),
+                                  "Facts"]
+    if view.model.license:
+        assert part[None][1] == Paragraph(t("badges", architecture=t.get(
+            "architecture." + "-".join("".join(c if c.isalnum() else " " for c in
+                                               view.model.architecture.lower()).split()),
+            view.model.architecture), license=view.model.license))
+    assert [label for label, _ in part[None][-1].items] == [t(f"settings.{k}") for k in (
         "model", "quant", "context", "hardware", "gpus", "batch", "kv", "engine", "offload",
         *(["workload"] if r.scenario.workload != "inference" else []))]
     # the headline: the verdict and six figures
@@ -290,14 +303,23 @@ def test_the_report_has_every_section_and_every_row_of_its_view(report):
     assert [label for label, _ in picks.items] == [t(f"recommend.{p.slot}") for p in r.picks]
     assert [(b.label, b.text) for b in part["launch.title"]] == list(r.launch)
     # the cloud: providers, the rent-vs-buy figures, one row per listing, the date checked
+    # the simulator's caption: time to first token and decode, what the model takes
+    assert _kinds(part["simulator"]) == ["Paragraph"]
+    assert part["simulator"][0] == Paragraph(t("simulator.caption", model=view.model.name,
+                                               total=t.cell(r.headline["required"])))
     cloud = part["cloud.title"]
-    assert _kinds(cloud) == ["Paragraph", "Facts", "Table", "Paragraph"]
+    # a table of the providers with an offer, a line naming those without, the dates read
+    offered = [row for row in r.providers if row.offer]
+    without = len(offered) < len(r.providers)
+    assert _kinds(cloud) == ["Paragraph", "Facts", "Table", *(["Paragraph"] * without),
+                             "Paragraph"]
     providers = ", ".join(dict.fromkeys(view.providers[row.provider].name
                                         for row in r.providers))
     assert cloud[0] == Paragraph(t("cloud.subtitle", providers=providers))
     assert [label for label, _ in cloud[1].items] == [t(f"cloud.{k}") for k in (
         "hours", "breakeven", "power")]
-    assert [row[0] for row in cloud[2].rows] == [row.listing for row in r.providers]
+    assert [row[0] for row in cloud[2].rows] == [row.listing for row in offered]
+    assert [row[-1] for row in cloud[2].rows] == [row.url or "" for row in offered]
     # fine-tuning: one card per workload
     if r.finetune:
         assert [b.items[0] for b in part["finetune"]] == [
@@ -359,10 +381,13 @@ def test_the_estimate_card_shows_every_figure_in_order(registry, choices):
     assert lines[1].startswith(f"{view.scenario.quant} · ")
     assert lines[3] == f"  {view.verdict.label}" if view.verdict else \
         lines[3].startswith("  Unknown: ")
+    per_device = gpus > 1
     expected = [("Memory", ""), ("Model weights", f"{q('weights_gib')} GiB"),
-                ("KV cache & state", f"{q('kv_cache_gib')} GiB"),
-                ("Engine & activation", f"{q('overhead_gib')} GiB"),
-                ("Offloaded to system RAM", f"{q('offload_gib')} GiB"),
+                ("KV cache & state", f"{q('devices_kv_gib')} GiB"
+                 + (f" ({q('device_kv_gib')} GiB per device)" if per_device else "")),
+                ("Engine & activation", f"{q('devices_overhead_gib')} GiB"
+                 + (f" ({q('overhead_gib')} GiB per device)" if per_device else "")),
+                ("Kept in system RAM", f"{q('offload_gib')} GiB"),
                 ("Required", f"{q('total_gib')} GiB ({q('total_gb')} GB)"),
                 ("Usable", f"{q('usable_gib')} GiB of {q('physical_gb')} GB physical"),
                 ("Headroom", f"{signed(q('headroom_gib') + ' GiB')} ({q('utilization')}")]
@@ -372,13 +397,17 @@ def test_the_estimate_card_shows_every_figure_in_order(registry, choices):
     if view.kv_from_budget and view.value("kv_capacity_tokens") is not None:
         expected.append(("KV cache capacity", f"{int(view.value('kv_capacity_tokens')):,} "
                                               "tokens"))
+    offer = view.selections["scenario_offer"]
+    cost = (("Per 1M tokens", f"{q('cost_per_mtok_usd', True)} at "
+                              f"{q('cloud_hourly_usd', True)}/h ({offer['label']})")
+            if offer["label"] else
+            ("Per 1M tokens", f"n/a: no cloud offer of {gpus}x {view.hardware_name} is known"))
     expected += [("Speed", ""), ("Decode", f"~{q('decode_tps')} tok/s"),
                  ("Prefill", f"~{q('prefill_tps')} tok/s"),
-                 ("Time to first token", f"~{q('ttft_ms')} ms"), ("Cost", ""),
-                 ("Per 1M tokens", f"{q('cost_per_mtok_usd', True)} at "
-                                   f"{q('cloud_hourly_usd', True)}/h "
-                                   f"({view.selections['cheapest_offer']['label']})"),
-                 ("Every number has a derivation:", f"explain total_gib {view.scenario.model}")]
+                 ("Time to first token", f"~{q('ttft_ms')} ms"), ("Cost", ""), cost]
+    if not offer["label"]:
+        expected.append(("Another card", view.selections["cheapest_offer"]["label"]))
+    expected.append(("Every number has a derivation:", f"explain total_gib {view.scenario.model}"))
     at = 4
     for label, shown in expected:
         found = next((i for i in range(at, len(lines)) if lines[i].strip().startswith(label)),

@@ -110,8 +110,9 @@ def test_the_seed_pages_sections_are_there(site):
                     "quant-matrix", "providers", "finetune", "derivation", "share",
                     "recommended"):
         assert element in parsed.ids, element
-    for quantity in ("required_gib", "usable_gib", "headroom_gib", "decode_tps", "prefill_tps",
-                     "ttft_ms", "cost_per_mtok_usd", "weights_gib", "kv_cache_gib",
+    for quantity in ("total_gib", "usable_gib", "headroom_gib", "decode_tps", "prefill_tps",
+                     "ttft_ms", "cost_per_mtok_usd", "weights_gib", "devices_kv_gib",
+                     "devices_overhead_gib", "offload_gib",
                      "purchase_usd", "breakeven_months"):
         assert quantity in parsed.quantities, quantity
     assert "<th>Deploy</th>" in text

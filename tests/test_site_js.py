@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 import subprocess
 from importlib.resources import files
 from pathlib import Path
@@ -146,6 +147,80 @@ def test_the_snapshot_equals_the_full_path_on_the_sampled_scenarios(site):
             assert close(full.value(name), quick.quantities[name].value), (scenario, name)
 
 
+def test_the_page_refuses_and_warns_as_the_command_line_does(site):
+    """Where the command line refuses a scenario (a context past the trained length, a GPU
+    memory limit above the device, a tensor split the heads do not divide) the runtime
+    refuses it with the same words, and it warns where the command line warns."""
+    from fitproof.errors import InputError
+    from fitproof.scenario_checks import outcome
+
+    registry, data, folder = site
+    model = SnapshotModel(data)
+    cases = [("llama-2-7b", "rtx-4090", {"context": 1_048_576}),
+             ("llama-2-7b", "rtx-4090", {"context": 8192, "rope_scale": 2}),
+             ("llama-3.1-8b", "rtx-4090", {"context": 262144}),
+             ("qwen3-235b-a22b", "macbook-pro-m4-max-128gb", {"gpu_memory_limit": 130}),
+             ("qwen3-235b-a22b", "macbook-pro-m4-max-128gb", {"gpu_memory_limit": 120}),
+             ("qwen3-8b", "h100-80gb-sxm", {"context": 40961, "rope_scale": 1.5}),
+             ("ernie-4.5-21b-a3b", "h100-80gb-sxm", {"gpus": 8, "split": 1})]
+    scenarios = []
+    for name, hardware, inputs in cases:
+        scenario = model.resolve({"model": name, "hardware": hardware}, inputs)
+        if scenario is None:  # the snapshot hands it back: resolve it as the full path does
+            scenario = fitproof.api.scenario(registry, model=name, hardware=hardware,
+                                             inputs={k: v for k, v in inputs.items()
+                                                     if k != "split"})
+            scenario = scenario._replace(inputs={**scenario.inputs, **inputs})
+        scenarios.append(scenario)
+    results = run_node(folder, [as_js(s) for s in scenarios])
+    seen = set()
+    for scenario, js in zip(scenarios, results):
+        if js["split"]:
+            seen.add("split")
+            with pytest.raises(InputError) as refused:
+                fitproof.api.scenario(registry, model=scenario.model, hardware=scenario.hardware,
+                                      inputs={"gpus": 8, "split": "tensor"})
+            assert js["split"] == str(refused.value)
+            continue
+        batch = fitproof.estimation.Batch(registry, [scenario])
+        refusal, warnings = batch.checks(0)
+        assert js["refusal"] == refusal, scenario
+        assert js["warnings"] == list(warnings), scenario
+        seen.update(["refusal"] if refusal else [])
+        seen.update(["warning"] if warnings else [])
+        if refusal:
+            with pytest.raises(InputError, match="^" + re.escape(refusal) + "$"):
+                fitproof.estimation.Estimate(registry, scenario)
+    assert seen == {"split", "refusal", "warning"}
+
+
+def test_a_typed_value_is_refused_with_the_command_lines_words(site):
+    """A box of the page refuses what checked_input refuses, with its message: text that is
+    not a number, a fraction where a whole number is needed, a value out of range."""
+    from fitproof.errors import InputError
+    from fitproof.input_checks import checked_input
+
+    registry, _, folder = site
+    cases = [("context", "abc"), ("context", "8192"), ("context", "0"), ("context", "12.5"),
+             ("batch", "-3"), ("gpus", "100000"), ("offload", "101"), ("offload", "50.5"),
+             ("hours_per_day", "25"), ("electricity_usd_per_kwh", "0.3"), ("gpus", "")]
+    node = require_tool("node", "nodejs", install=NODE_HINT)
+    done = subprocess.run([node, str(HERE / "js" / "input_problems.js"), str(folder / "data.js"),
+                           str(folder / "formulas.js"), str(folder / "runtime.js")],
+                          input=json.dumps(cases), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    refused = 0
+    for (name, text), js in zip(cases, json.loads(done.stdout)):
+        try:
+            checked_input(name, text, registry.graph.inputs[name].definition)
+            python = None
+        except InputError as error:
+            python = str(error)
+        assert js == python, (name, text)
+        refused += python is not None
+    assert refused >= 6
+
+
 @pytest.mark.parametrize(("tree", "values", "expected"), [
     (["binary", "/", ["num", 1.0], ["num", 0.0]], {}, math.inf),
     (["binary", "/", ["num", 0.0], ["num", 0.0]], {}, math.nan),
@@ -163,6 +238,8 @@ def test_the_snapshot_equals_the_full_path_on_the_sampled_scenarios(site):
     (["compare", ["<", "<="], [["num", 1.0], ["num", 2.0], ["num", 2.0]]], {}, 1.0),
     (["cond", ["ref", "x"], ["num", 1.0], ["num", 2.0]], {"x": math.nan}, math.nan),
     (["unary", "-", ["num", -1.0]], {}, 1.0),
+    (["unknown"], {}, math.nan),
+    (["cond", ["num", 0.0], ["num", 1.0], ["unknown"]], {}, math.nan),
     (["call", "log", [["num", 0.0]]], {}, -math.inf),
 ])
 def test_each_rule_of_the_python_scalars_holds_in_javascript(tree, values, expected):

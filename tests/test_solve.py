@@ -57,9 +57,11 @@ def hardware_figure(hardware: str, field: str) -> float:
     (["max-context", "llama-3.1-70b", "--on", "rtx-4090", "--gpus", "2"], "context"),
     (["max-context", "qwen3-8b", "--on", "rtx-3060-12gb", "--kv", "q8_0", "--batch", "4"],
      "context"),
-    (["max-context", "llama-3.1-8b", "--on", "h100", "--engine", "vllm", "--batch", "16"],
+    # vLLM pages its KV cache: one full-length sequence must fit, whatever the batch
+    (["max-context", "llama-3.1-8b", "--on", "rtx-4090", "--engine", "vllm", "--quant",
+      "native", "--batch", "16"],
      "context"),
-    (["max-batch", "qwen3-8b", "--on", "h100", "--engine", "vllm"], "batch"),
+    (["max-batch", "qwen3-8b", "--on", "h100", "--quant", "Q8_0", "--context", "32K"], "batch"),
     (["max-batch", "llama-3.1-8b", "--on", "rtx-4090", "--context", "32K"], "batch"),
 ])
 def test_largest_input_fits_and_one_more_does_not(capsys, argv, question_input):
@@ -94,7 +96,7 @@ def test_max_context_capped_by_the_model_says_so(capsys):
 @pytest.mark.parametrize("argv", [
     ["min-gpus", "llama-3.1-70b", "--on", "rtx-4090"],
     ["min-gpus", "deepseek-r1", "--on", "h100"],
-    ["min-gpus", "llama-3.1-70b", "--on", "rtx-3090", "--engine", "vllm"],
+    ["min-gpus", "llama-3.1-70b", "--on", "rtx-3090", "--engine", "vllm", "--quant", "AWQ-INT4"],
 ])
 def test_fewest_devices_fit_and_one_fewer_does_not(capsys, argv):
     answer = solve(capsys, *argv)
@@ -112,7 +114,8 @@ def test_fewest_devices_fit_and_one_fewer_does_not(capsys, argv):
 
 
 def test_tensor_split_answers_a_count_that_divides_the_heads(capsys):
-    answer = solve(capsys, "min-gpus", "llama-3.1-70b", "--on", "rtx-3090", "--engine", "vllm")
+    answer = solve(capsys, "min-gpus", "llama-3.1-70b", "--on", "rtx-3090", "--engine", "vllm",
+                   "--quant", "AWQ-INT4")
     heads = yaml.safe_load((REPO / "packs/models/llama-3.1-70b.yaml").read_text())[
         "num_attention_heads"]
     assert heads % answer["value"] == 0
@@ -185,7 +188,7 @@ def test_a_target_no_hardware_meets(capsys):
     (["solve", "largest-model"], "unknown question 'largest-model'; fitproof solve answers "
                                  "best-quant, cheapest, max-batch, max-context, min-gpus"),
     (["solve", "max-context", "deepseek-r1", "--on", "rtx-3060-12gb"],
-     "no context from 1 to 163,840 satisfies fits_in_memory for this scenario; at context 1: "
+     "no context from 1 to 163,840 satisfies engine_supported, fits_in_memory for this scenario; at context 1: "
      "fits_in_memory = device_required_gib <= device_usable_gib is false ("),
 ])
 def test_bad_questions_get_one_line_and_exit_2(capsys, argv, message):

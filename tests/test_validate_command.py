@@ -51,13 +51,19 @@ def test_validate_scores_every_measurement_by_its_scenario(capsys):
 def test_identical_sequences_of_a_moe_model_are_scored_apart(capsys):
     """llama-batched-bench's sequences are copies: a MoE model's routers pick the same experts
     for all of them, which is not fitproof's batch of independent requests. Its batched MoE
-    rows are scored apart and fit nothing; its dense and single-sequence rows are scored."""
+    rows are scored apart and fit nothing; its dense and single-sequence rows are scored.
+    Rows that keep experts in system memory (--n-cpu-moe) are scored apart as well."""
+    from fitproof.accuracy import EXPERTS_ON_HOST, IDENTICAL_MOE_BATCH
+
     assert main(["validate", "--no-plugins", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     registry = fitproof.load_registry(plugins=False)
-    apart = [r for r in data["rows"] if r["outside"]]
+    apart = [r for r in data["rows"] if r["outside"] == IDENTICAL_MOE_BATCH]
+    on_host = [r for r in data["rows"] if r["outside"] == EXPERTS_ON_HOST]
+    assert {r["outside"] for r in data["rows"]} == {None, IDENTICAL_MOE_BATCH, EXPERTS_ON_HOST}
     assert apart and {r["metric"] for r in apart} == {"decode_tps"}
-    for shown in apart:
+    assert {r["metric"] for r in on_host} == {"decode_tps", "prefill_tps"}
+    for shown in apart + on_host:
         assert registry.models[shown["model"]].num_experts.value > 1
     rows = {(pack, i): row for pack in registry.measurements.values()
             for i, row in enumerate(pack.rows)}
@@ -65,10 +71,11 @@ def test_identical_sequences_of_a_moe_model_are_scored_apart(capsys):
     moe_batched = [row for row in identical if row.batch > 1
                    and getattr(registry.models[row.model], "num_experts", None)]
     assert len(apart) == len(moe_batched) < len(identical)
+    assert len(on_host) == sum(1 for row in rows.values() if row.cpu_moe)
     dense_batched = next(r for r in data["rows"] if r["model"] == "qwen2.5-7b-instruct"
                          and r["hardware"] == "dgx-spark" and "batch 2 " not in r["row"])
     assert dense_batched["outside"] is None
-    [group] = data["outside"]
+    group = next(g for g in data["outside"] if g["reason"] == IDENTICAL_MOE_BATCH)
     assert group["metric"] == "decode_tps" and group["count"] == len(apart)
     assert group["reason"].startswith("identical sequences of a mixture-of-experts model")
     apes = sorted(abs(r["ratio"] - 1) for r in apart)
@@ -77,7 +84,8 @@ def test_identical_sequences_of_a_moe_model_are_scored_apart(capsys):
     assert main(["validate", "--no-plugins"]) == 0
     out = capsys.readouterr().out
     decode = next(g for g in data["groups"] if g["group"] == ["decode_tps"])
-    assert decode["count"] + decode["unknown"] + len(apart) == sum(
+    assert decode["count"] + decode["unknown"] + len(apart) + sum(
+        1 for r in on_host if r["metric"] == "decode_tps") == sum(
         1 for r in data["rows"] if r["metric"] == "decode_tps")
     assert f"Scored apart, outside the modelled workload: {len(apart)} decode_tps rows of" in out
     assert "identical sequences of a\nmixture-of-experts model" in out

@@ -231,7 +231,10 @@ def _solve(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     registry = _registry(args)
-    _show("report", api.report(registry, _scenario(args, registry)), args, registry)
+    # a model without --on: its page on the best accelerator for it (as the seed pages do)
+    preselect = args.model is not None and args.hardware is None
+    _show("report", api.report(registry, _scenario(args, registry), preselect=preselect),
+          args, registry)
     return 0
 
 

@@ -186,8 +186,16 @@ class _Reader:
             self.problems.append("attn_type_list with values other than 1 (full attention) "
                                  "is not understood")
         if window and use_window and "sliding_window" not in fields and not types:
-            self.problems.append(f"sliding_window {window} without layer_types: which layers "
-                                 "slide is not stated")
+            rule = self.mapping.window_without_layer_types
+            if rule is None:
+                self.problems.append(f"sliding_window {window} without layer_types: which "
+                                     "layers slide is not stated")
+            else:  # every layer slides (Mistral 7B v0.1); the importer pack says who applies it
+                fields["full_attention_layers"] = 0
+                fields["sliding_attention_layers"] = layers
+                fields["sliding_window"] = window
+                fields["sliding_window_engines"] = list(rule.engines)
+                self.notes.append(rule.note)
         block_configs = self.get("block_configs")
         if block_configs:
             self.problems.append("block_configs (per-layer NAS blocks) are not understood")
@@ -326,7 +334,7 @@ FIELD_ORDER = (
     "tie_word_embeddings", "max_position_embeddings", "num_attention_heads",
     "num_key_value_heads", "head_dim", "attention_bias", "attention_output_gate",
     "full_attention_layers", "sliding_attention_layers", "sliding_window",
-    "linear_attention_layers", "mamba_layers", "q_lora_rank", "kv_lora_rank",
+    "sliding_window_engines", "linear_attention_layers", "mamba_layers", "q_lora_rank", "kv_lora_rank",
     "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "index_n_heads", "index_head_dim",
     "intermediate_size", "dense_layers", "mlp_gated", "moe_layers", "num_experts",
     "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size",
@@ -356,6 +364,8 @@ def model_pack_text(model_id: str, name: str, source: str, imported: ImportedMod
 
 
 def _scalar(value: Any) -> str:
+    if isinstance(value, (list, tuple)):  # a flow sequence: [vllm]
+        return "[" + ", ".join(_scalar(item) for item in value) + "]"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():

@@ -32,7 +32,7 @@ class Messages:
         self.catalog = catalogs[language]
         self.fallback = catalogs.get(FALLBACK, self.catalog)
         self.locale = self.catalog.messages.get("site.locale") or language
-        self.style = style
+        self.style = style if style != "locale" or _known_locale(self.locale) else "catalog"
 
     def __call__(self, key: str, **values: object) -> str:
         """The message ``key`` with ``{name}`` placeholders filled."""
@@ -94,6 +94,18 @@ class Messages:
     def context_label(self, tokens: int) -> str:
         """8192 → 8K, 131072 → 128K."""
         return f"{tokens // 1024}K" if tokens % 1024 == 0 else self.whole(tokens)
+
+
+def _known_locale(name: str) -> bool:
+    """Whether Babel has CLDR data for ``name`` (a catalog of another language, "xx", falls
+    back to its own separators)."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        Locale.parse(name.replace("-", "_"))
+    except (UnknownLocaleError, ValueError):
+        return False
+    return True
 
 
 def locale_number(value: float | None, precision: int | None, display: str, locale: str) -> str:

@@ -6,122 +6,35 @@ and sentence from the language's catalog.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from ..report_view import Cell, Pick, ProviderRow, ReportView
-from ..views import Verdict
+from ..report_view import ReportView
 from .blocks import Block, Code, Facts, Heading, Paragraph, Table
 from .i18n import Messages
+from .report_writer import ReportWriter
 
 
-class _Writer:
-    def __init__(self, view: ReportView, t: Messages, compact: bool):
-        report = view.report
-        self.report, self.view, self.t, self.compact = report, view, t, compact
-        scenario = report.scenario
-        self.model = view.model
-        self.hardware = view.hardware[scenario.hardware]
-        self.quant = view.quant
-        self.h = report.headline
-        self.blocks: list[Block] = []
+class _Writer(ReportWriter):
+    """The report's sections, in the seed pages' order (report_blocks)."""
 
-    # -- helpers ----------------------------------------------------------------------------
-    def n(self, cell: Cell) -> str:
-        return self.t.cell(cell)
-
-    def speed(self, cell: Cell) -> str:
-        """``~12.3 tok/s``, or ``n/a`` where there is no speed (an engine that cannot run it)."""
-        return "n/a" if cell.value is None else f"~{self.n(cell)} tok/s"
-
-    def band(self, headline: Mapping[str, Cell], name: str) -> str:
-        """`` (low–high)`` after a speed whose profile gives an error band, else nothing."""
-        low, high = headline.get(f"{name}_low"), headline.get(f"{name}_high")
-        if low is None or high is None or low.value is None or high.value is None:
-            return ""
-        return f" ({self.n(low)}–{self.n(high)})"
-
-    def verdict(self, verdict: Verdict | None, short: bool = False,
-                hardware: str | None = None, quant: str | None = None) -> str:
-        if verdict is None:
-            return self.t("verdict.unknown")
-        return self.t(f"verdict.{'short.' if short else ''}{verdict.id}",
-                      engine=self.view.engine_name, hardware=hardware or self.hardware.name,
-                      quant=quant or self.report.scenario.quant)
-
-    def params(self, value: float | None) -> str:
-        return self.t.number(None if value is None else value / 1e9, 2)
-
-    def pick_name(self, pick: Pick, *, with_memory: bool = True) -> str:
-        if pick.id is None:
-            return self.t("recommend.none")
-        assert pick.hardware is not None  # a pick with an id names its hardware
-        name = self.view.hardware[pick.hardware].name
-        if pick.devices > 1:
-            name = f"{pick.devices}x {name}"
-        if with_memory and pick.memory_gb is not None:
-            name += f" ({self.t.number(pick.memory_gb, 0)}GB)"
-        return name
-
-    def local(self, prefix: str, text: str) -> str:
-        """Pack text (a tier, an architecture label) in this language, if the catalog has
-        it under ``<prefix>.<slug>``; otherwise as the pack writes it."""
-        slug = "-".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
-        return self.t.get(f"{prefix}.{slug}", text)
-
-    def devices(self) -> str:
-        """The scenario's devices, as a cloud instance is named ("1x RTX 4090")."""
-        gpus = int(self.report.scenario.inputs.get("gpus", 1))
-        return f"{gpus}x {self.hardware.name}"
-
-    def left_out(self, section: str) -> None:
-        """One line naming the rows ``section`` leaves out because they do not apply, and why."""
-        skipped = self.report.skipped_in(section)
-        if skipped:
-            self.add(Paragraph(self.t("report.skipped", rows="; ".join(
-                f"{s.name} ({s.reason})" for s in skipped))))
-
-    def tier(self, text: str) -> str:
-        return self.local("tier", text)
-
-    def instance(self, row: ProviderRow) -> str | None:
-        """'1x RTX 3090 (Verified Host)', as the provider table names an offer."""
-        if row.offer is None:
-            return None
-        assert row.hardware is not None  # an offer names its hardware
-        name = f"{row.devices}x {self.view.hardware[row.hardware].name}"
-        tiers = " · ".join(self.tier(t) for t in row.tiers)
-        return f"{name} ({tiers})" if tiers else name
-
-    def offer_text(self, pick: Pick) -> str:
-        """'Vast.ai · 1x RTX 3090 (Verified Host)' for a cloud pick, tiers localised."""
-        provider_id, _, offer_id = (pick.id or "").partition("/")
-        provider = self.view.providers.get(provider_id)
-        offer = next((o for o in provider.offers if o.id == offer_id), None) if provider else None
-        if offer is None or provider is None:
-            return pick.name or self.t("recommend.none")
-        text = f"{provider.name} · {int(offer.gpus.value)}x {self.view.hardware[offer.hardware].name}"
-        return text + (f" ({self.tier(offer.tier)})" if offer.tier else "")
-
-    def add(self, *blocks: Block) -> None:
-        self.blocks.extend(blocks)
-
-    # -- sections -----------------------------------------------------------------------------
     def title(self) -> None:
         t, h = self.t, self.h
         scenario = self.report.scenario
         small, large = self.report.compare_contexts
         totals = {c.context: c for c in self.report.contexts}
-        self.add(Heading(t("title", model=self.model.name, hardware=self.hardware.name), 1))
+        title = "title_best" if self.view.preselected else "title"
+        self.add(Heading(t(title, model=self.model.name, hardware=self.hardware.name), 1))
         self.add(Paragraph(t(
             "intro", model=self.model.name, total=self.params(h["params_total"].value),
             active=self.params(h["params_active"].value),
-            architecture=self.local("architecture", self.model.architecture or ""), weights=self.n(h["weights"]),
+            architecture=self.architecture(), weights=self.n(h["weights"]),
             bits=self.quant.bits, quant=scenario.quant,
             total_small=self.n(totals[small].total_gib) if small in totals else "n/a",
             small=t.context_label(small),
             total_large=self.n(totals[large].total_gib) if large in totals else "n/a",
             large=t.context_label(large), hardware=self.hardware.name,
             decode=self.speed(h["decode"]))))
+        if self.model.license:  # the model's architecture and license, as the seed pages badge them
+            self.add(Paragraph(t("badges", architecture=self.architecture(),
+                                 license=self.model.license)))
         settings = [
             (t("settings.model"), f"{self.model.name} ({self.params(h['params_total'].value)}B"
                                   f" / {self.params(h['params_active'].value)}B)"),
@@ -199,6 +112,15 @@ class _Writer:
         for name, command in self.report.launch:
             self.add(Code(name, command))
 
+    def simulator(self) -> None:
+        """The seed pages' token-speed simulator, as its caption: time to first token and
+        decode speed, and what the model takes on the device."""
+        t, h = self.t, self.h
+        ttft = "n/a" if h["ttft"].value is None else f"~{self.n(h['ttft'])}ms"
+        self.add(Heading(t("simulator.title", ttft=ttft, decode=self.speed(h["decode"]))))
+        self.add(Paragraph(t("simulator.caption", model=self.model.name,
+                             total=self.n(h["required"]))))
+
     def cloud(self) -> None:
         t, report = self.t, self.report
         providers = ", ".join(dict.fromkeys(self.view.providers[r.provider].name
@@ -231,11 +153,12 @@ class _Writer:
                          f"{t.number(row.memory_gb, 0)} GB" if row.memory_gb else "",
                          t("cloud.rate", value=t.money(row.hourly.value)) if row.offer else "",
                          t("cloud.month", value=t.money(row.monthly.value)) if row.offer else "",
-                         t(f"billing.{row.billing}") if row.billing else ""))
+                         t(f"billing.{row.billing}") if row.billing else "",
+                         row.url or ""))
         if rows:
             self.add(Table((t("cloud.provider"), t("cloud.instance"), t("cloud.vram"),
-                            t("cloud.hourly"), t("cloud.monthly"), t("cloud.billing")),
-                           tuple(rows), right=(2, 3, 4)))
+                            t("cloud.hourly"), t("cloud.monthly"), t("cloud.billing"),
+                            t("site.deploy")), tuple(rows), right=(2, 3, 4)))
         if missing:
             self.add(Paragraph(t("cloud.without", devices=self.devices(),
                                  providers=", ".join(missing))))
@@ -272,12 +195,13 @@ class _Writer:
             total=self.n(h["required"]), headroom=self.n(h["headroom"]),
             decode=self.speed(h["decode"]))))
         tuning = report.kv_tuning
+        self.left_out("kv_tuning")
         if tuning is not None:
             small, large = tuning.contexts
             flags = t("kv.flags_joiner").join(f"{engine} {flag}" for engine, flag in tuning.flags)
             kv_label = self.view.kv_label
             self.add(Heading(t("kv.title"), 3), Paragraph(t(
-                "kv.text", model=self.model.name, architecture=self.local("architecture", self.model.architecture or ""),
+                "kv.text", model=self.model.name, architecture=self.architecture(),
                 total=self.params(h["params_total"].value),
                 active=self.params(h["params_active"].value), small=t.context_label(small),
                 large=t.context_label(large), kv_label=kv_label,
@@ -394,7 +318,7 @@ def report_blocks(view: ReportView, messages: Messages, compact: bool = False) -
     """The report's sections, in the seed pages' order."""
     writer = _Writer(view, messages, compact)
     for section in (writer.title, writer.headline, writer.breakdown, writer.recommendations,
-                    writer.launch, writer.cloud, writer.finetune, writer.notes, writer.contexts,
+                    writer.launch, writer.simulator, writer.cloud, writer.finetune, writer.notes, writer.contexts,
                     writer.compatibility, writer.quantizations, writer.faq, writer.elsewhere):
         section()
     return writer.blocks

@@ -86,6 +86,7 @@ class EngineSpec:
     small_defaults_devices: Mapping[str, Figure] = attrs.field(factory=dict)
     runs_on: Mapping[str, Figure] = attrs.field(factory=dict)
     host_copy_efficiency: Figure | None = None
+    op_offload_min_batch: Figure | None = None
     runs_on_devices: Mapping[str, Figure] = attrs.field(factory=dict)
     runtime_overhead_gib: Mapping[str, Figure] = attrs.field(factory=dict)
     device_reserved_share: Mapping[str, Figure] = attrs.field(factory=dict)

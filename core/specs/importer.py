@@ -30,6 +30,7 @@ class ImporterPack:
     config_defaults: Mapping[str, "ConfigDefaults"] = attrs.field(factory=dict)
     file_types: Mapping[str, str] = attrs.field(factory=dict)
     checkpoint_formats: tuple["CheckpointFormatRule", ...] = ()
+    window_without_layer_types: "WindowRule | None" = None
     pack: PackFile = NO_PACK
 
 
@@ -39,6 +40,15 @@ class ConfigDefaults:
 
     set: Mapping[str, Any]
     source: str
+
+
+@attrs.frozen
+class WindowRule:
+    """How a sliding_window without layer_types is read: every layer slides; ``engines``
+    apply the window."""
+
+    engines: tuple[str, ...]
+    note: str
 
 
 @attrs.frozen

@@ -47,6 +47,7 @@ class ModelSpec:
     full_attention_layers: Figure | None = None
     sliding_attention_layers: Figure | None = None
     sliding_window: Figure | None = None
+    sliding_window_engines: tuple[str, ...] = ()
     linear_attention_layers: Figure | None = None
     mamba_layers: Figure | None = None
     kv_heads_total: Figure | None = None

@@ -2,8 +2,9 @@
 //   node evaluate.js DATA.js FORMULAS.js RUNTIME.js < scenarios.json > results.json
 // Each scenario is {model, hardware, quant, kv, engine, workload, host, inputs}; each
 // result holds the shown quantities (null where unknown), the verdict id, the picks, the
-// recommended picks' quantities (price, devices, memory) and the scenario engine's launch
-// command ({note, command}).
+// recommended picks' quantities (price, devices, memory), the scenario engine's launch
+// command ({note, command}), the verdicts pack's refusal and warnings, and why a tensor
+// split is refused (null when it is not).
 "use strict";
 const fs = require("fs");
 const vm = require("vm");
@@ -34,6 +35,8 @@ const results = scenarios.map((scenario) => {
     }
   }
   const launch = model.launch(scenario.engine, scenario, result.env);
-  return {quantities, verdict: result.verdict ? result.verdict.id : null, picks, recommended, launch};
+  const checks = model.checks(scenario, result.env);
+  return {quantities, verdict: result.verdict ? result.verdict.id : null, picks, recommended, launch,
+          refusal: checks.refusal, warnings: checks.warnings, split: model.splitProblem(scenario)};
 });
 process.stdout.write(JSON.stringify(results));
