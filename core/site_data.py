@@ -77,6 +77,9 @@ def site_data(registry: Registry) -> dict[str, Any]:
     data["launch"] = _launch(registry)
     data["page"] = {
         "recommendations": recommendations,
+        # the pick a model's index page names (the report pack's purchase recommendation)
+        "purchase_recommendation": (registry.report.purchase_recommendation
+                                    if registry.report is not None else None),
         "models": {i: {"name": m.name, "family": m.family, "license": m.license,
                        "hf_repo": m.hf_repo, "gguf_repo": m.gguf_repo, "source": m.pack.path,
                        "checkpoint_repos": dict(m.checkpoint_repos)}

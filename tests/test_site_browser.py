@@ -22,9 +22,10 @@ from .conftest import REPO, require_tool
 BROWSER_HINT = "apt-get install chromium chromium-driver (Debian), and pip install selenium"
 ARTIFACTS = Path(os.environ.get("FITPROOF_ARTIFACTS", REPO / "test-artifacts"))
 MODELS, HARDWARE = ["llama-3.1-8b", "qwen3.5-35b-a3b"], ["rtx-4090", "rtx-3090", "a100-80gb-sxm"]
-SHOWN = ("required_gib", "usable_gib", "headroom_gib", "decode_tps", "decode_tps_low",
+SHOWN = ("total_gib", "usable_gib", "headroom_gib", "decode_tps", "decode_tps_low",
          "decode_tps_high", "prefill_tps", "ttft_ms", "cost_per_mtok_usd", "weights_gib",
-         "kv_cache_gib", "purchase_usd", "breakeven_months", "local_power_usd_month")
+         "devices_kv_gib", "devices_overhead_gib", "offload_gib", "purchase_usd",
+         "breakeven_months", "local_power_usd_month")
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +149,7 @@ def test_german_pages_write_german_numbers(site, browser):
     values = page_values(browser)
     for name in SHOWN:
         assert values[name] == shown(expected[name], name, "de"), name
-    assert "," in values["required_gib"] or values["required_gib"].isdigit()
+    assert "," in values["total_gib"] or values["total_gib"].isdigit()
     assert browser.execute_script("return document.querySelector('[name=context]').value") == "65536"
 
 
@@ -254,3 +255,48 @@ def test_model_and_hardware_links_come_from_the_pack(site):
         assert f'href="https://huggingface.co/{model.hf_repo}"' in page
     if model.gguf_repo:
         assert f'href="https://huggingface.co/{model.gguf_repo}"' in page
+
+
+def test_the_page_refuses_what_the_command_line_refuses(site, browser):
+    """A context past the model's trained one: the command line exits 2 with a message, and
+    the page shows that message and no number (issue 31)."""
+    done = subprocess.run([sys.executable, "-m", "fitproof", "estimate", "llama-3.1-8b", "--on",
+                           "rtx-4090", "--context", "262144", "--no-plugins"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    message = done.stderr.strip().removeprefix("fitproof: error: ")
+    open_page(browser, (site / "en" / "llama-3.1-8b" / "rtx-4090.html").as_uri()
+              + "#context=262144")
+    problem = browser.find_element("css selector", "[data-problem]")
+    assert problem.is_displayed() and problem.text == message
+    verdict = browser.find_element("css selector", "[data-verdict]")
+    assert verdict.get_attribute("data-verdict") == "refused"
+    assert set(page_values(browser).values()) == {"–"}
+
+
+def test_a_typed_value_the_page_refuses_is_marked_not_reset(site, browser):
+    from selenium.webdriver.common.keys import Keys
+
+    open_page(browser, (site / "en" / "llama-3.1-8b" / "rtx-4090.html").as_uri())
+    context = browser.find_element("name", "context")
+    context.send_keys(Keys.CONTROL, "a")
+    context.send_keys("12.5", Keys.TAB)  # a number input takes it; a context must be whole
+    browser.execute_script("document.getElementById('configurator')"
+                           ".dispatchEvent(new Event('change'))")
+    assert context.get_attribute("aria-invalid") == "true"
+    assert context.get_attribute("value") == "12.5"  # what was typed stays, marked
+    problem = browser.find_element("css selector", "[data-problem]")
+    assert problem.text == "context must be a whole number (got '12.5')"
+
+
+def test_a_models_index_names_its_best_accelerator(site, browser):
+    open_page(browser, (site / "en" / "llama-3.1-8b" / "index.html").as_uri())
+    best = browser.find_element("css selector", "[data-best]")
+    report = cli_report("llama-3.1-8b", "rtx-4090")
+    pick = next(p for p in report["recommendations"] if p["slot"] == "best_single_gpu")
+    if pick["hardware"] in HARDWARE:
+        assert best.is_displayed()
+        link = best.find_element("css selector", "[data-best-link]")
+        assert link.get_attribute("href").endswith(f"/{pick['hardware']}.html")
+    else:
+        assert not best.is_displayed()

@@ -307,7 +307,8 @@
     var monthly = data.formulas.offer_monthly_usd ? "offer_monthly_usd" : null;
     (data.collections[data.selections[name].collection] || []).forEach(function (candidate, index) {
       var facts = data.page.offers[candidate.id];
-      if (!facts) return;
+      // the offers the profile prices the scenario on (its own hardware and device count)
+      if (!facts || !model.matchesCandidate(name, index, result.env, bound)) return;
       var child = model.candidateEnv(name, index, result.env, bound);
       data.selections[name].recompute.forEach(function (f) { child[f] = window.R.finite(compiled.formulas[f](child)); });
       var fits = compiled.where[name](child) === 1;
@@ -426,7 +427,10 @@
     var state = fromControls ? {} : fragment();
     if (fromControls) {
       ["quant", "kv", "engine"].concat(Object.keys(INPUTS)).forEach(function (key) {
-        if (form.elements[key]) state[key] = form.elements[key].value;
+        var control = form.elements[key];
+        if (!control) return;
+        // a number box whose text is not a number reports an empty value: keep it refused
+        state[key] = control.validity && control.validity.badInput ? "not a number" : control.value;
       });
     }
     var read = readScenario(state), scenario = read.scenario;
@@ -482,8 +486,25 @@
     });
   }
 
+  /* A model's index page: the accelerator the report pack's purchase recommendation picks
+   * for the model's preset scenario (the seed pages' model page without a chosen one),
+   * linked to its page. */
+  function bestAccelerator() {
+    var best = document.querySelector("[data-best]");
+    if (!best) return;
+    var slot = data.page.purchase_recommendation;
+    var result = model.evaluate(model.scenario({model: best.getAttribute("data-best")}));
+    var pick = slot && result.picks[slot];
+    if (!pick || !pick.hardware || data.built.hardware.indexOf(pick.hardware) < 0) return;
+    var link = best.querySelector("[data-best-link]");
+    link.href = encodeURIComponent(pick.hardware) + ".html";
+    link.textContent = data.page.hardware[pick.hardware].name;
+    best.hidden = false;
+  }
+
   /* An index page: each row the preset scenario of its model and accelerator. */
   function fillListing() {
+    bestAccelerator();
     listing.querySelectorAll("tr[data-model]").forEach(function (row) {
       var scenario = model.scenario({model: row.getAttribute("data-model"),
                                      hardware: row.getAttribute("data-hardware")});

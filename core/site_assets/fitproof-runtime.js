@@ -283,6 +283,14 @@
     return true;
   }
 
+  /* Whether candidate ``index`` of selection ``name`` shares what its ``match`` names with
+   * the scenario (every candidate, for a selection without one). */
+  FitproofModel.prototype.matchesCandidate = function (name, index, env, bound) {
+    var selection = this.data.selections[name], match = selection.match || [];
+    return !match.length || matches(match, this.data.entities,
+                                     this.data.collections[selection.collection][index], env, bound);
+  };
+
   function lexLess(a, b) {
     for (var i = 0; i < a.length; i++) {
       if (a[i] < b[i]) return true;
