@@ -136,14 +136,14 @@ class _Writer(ReportWriter):
                      if tco["breakeven"].value is not None else
                      t("cloud.breakeven_unknown") if tco["purchase"].value is None
                      or tco["reference_monthly"].value is None else t("cloud.breakeven_never"))
+        price = report.scenario.inputs["electricity_usd_per_kwh"]
         self.add(Facts((
             (t("cloud.hours"), t("cloud.hours_value",
                                  hours=t.number(report.scenario.inputs["hours_per_day"], 1))),
             (t("cloud.breakeven"), breakeven
              + (f" · {bought_name} {t.money(tco['purchase'].value, 0)}" if bought_name else "")),
             (t("cloud.power"), t("cloud.power_value", value=t.money(tco["power"].value),
-                                 price=t.money(report.scenario.inputs["electricity_usd_per_kwh"],
-                                               3))),
+                                 price=t.money(price, 2 if round(price, 2) == price else 3))),
         )))
         rows = []
         shown = [row for row in report.providers if row.offer]
