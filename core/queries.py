@@ -46,6 +46,15 @@ def evaluate_models(registry: Registry, models: Iterable[str], *, hardware: str 
     if not models:
         return []
     batch = Batch(registry, scenarios)
+    # a model the verdicts pack refuses for this scenario (a context past the one it was
+    # trained for) is no row: an error, or left out with the refusal's message
+    refused = batch.refused() if registry.graph.checks else [False] * len(models)
+    for i, m in enumerate(models):
+        if refused[i]:
+            message = batch.checks(i)[0] or "refused"
+            if left_out is None:
+                raise InputError(message)
+            left_out.append(f"{m}: {message}")
     columns = {name: batch.values(name) for name in
                ("params_total", "params_active", "weights_gib", "total_gib", "headroom_gib",
                 "decode_tps")}
@@ -54,14 +63,17 @@ def evaluate_models(registry: Registry, models: Iterable[str], *, hardware: str 
                      columns["params_total"][i], columns["params_active"][i],
                      columns["weights_gib"][i], columns["total_gib"][i],
                      columns["headroom_gib"][i], columns["decode_tps"][i], verdicts[i])
-            for i, m in enumerate(models)]
+            for i, m in enumerate(models) if not refused[i]]
 
 
 def models_on(registry: Registry, hardware: str, *, quant: str | None = None,
               context: int | None = None, include_all: bool = False, sort: str = "size",
-              models: Iterable[str] | None = None, **inputs: float) -> list[ModelFit]:
+              models: Iterable[str] | None = None, left_out: list[str] | None = None,
+              **inputs: float) -> list[ModelFit]:
     """Models that fit ``hardware`` (all of them with ``include_all``), best first; of
-    ``models`` (ids) when given, else of the whole library.
+    ``models`` (ids) when given, else of the whole library. A model the scenario does not
+    suit (a context past the one it was trained for) is left out, with why appended to
+    ``left_out`` when given.
 
     ``sort``: ``size`` (largest model first), ``speed`` (fastest decode first),
     ``headroom`` (most memory left first) or ``name``.
@@ -70,7 +82,7 @@ def models_on(registry: Registry, hardware: str, *, quant: str | None = None,
         raise InputError(f"unknown sort {sort!r}; choose one of {', '.join(SORT_KEYS)}")
     chosen = sorted(registry.models) if models is None else sorted(models)
     rows = evaluate_models(registry, chosen, hardware=hardware, quant=quant, context=context,
-                           given=inputs)
+                           given=inputs, left_out=[] if left_out is None else left_out)
     return rank(rows, include_all=include_all, sort=sort)
 
 

@@ -65,7 +65,9 @@ def build_report(registry: Registry, scenario: Scenario) -> Report:
     return Report(
         scenario=scenario, estimate=estimate.view(), headline=headline, picks=picks,
         launch=launch(), providers=_providers(registry, estimate),
-        tco=tco, best_single=best_single, cost_pick=cost_pick, purchase_pick=purchase_pick, finetune=finetune(), kv_tuning=kv_tuning(),
+        tco=tco, best_single=best_single, cost_pick=cost_pick, purchase_pick=purchase_pick,
+        provider_rule=_provider_rule(registry, evaluation, spec.provider_selection),
+        finetune=finetune(), kv_tuning=kv_tuning(),
         contexts=contexts(), compatibility=compatibility(),
         compare_contexts=compare_contexts(registry, scenario), quantizations=quantizations(),
         other_models=other_models(), skipped=tuple(skipped))
@@ -170,6 +172,16 @@ def _launch(registry: Registry, scenario: Scenario, estimate: Estimate, plan: Pl
                 found.append((engine.name, command))
         return tuple(found)
     return commands
+
+
+def _provider_rule(registry: Registry, evaluation: Evaluation, selection: str) -> str | None:
+    """The profile's name where the provider selection does not keep to the scenario's
+    hardware (its ``match`` names none)."""
+    definition = evaluation.graph.selections[selection].definition
+    if "hardware" in definition.match:
+        return None
+    profile = registry.profiles.get(registry.profile or "")
+    return (profile.name or profile.id) if profile else "default"
 
 
 def _providers(registry: Registry, estimate: Estimate) -> tuple[ProviderRow, ...]:

@@ -160,6 +160,10 @@ class Report:
     skipped: tuple[Skipped, ...] = ()
     cost_pick: Pick | None = None  # the offer cost per 1M tokens is priced on
     purchase_pick: Pick | None = None  # what the break-even buys (None: the scenario's devices)
+    # where the provider rows' selection does not keep to the scenario's hardware (the seed
+    # pages' any-fitting-offer rule): the profile's name, so that a provider without a row
+    # is said to have no offer that profile compares rather than none of the scenario's
+    provider_rule: str | None = None
 
     def skipped_in(self, section: str) -> tuple[Skipped, ...]:
         """The rows ``section`` leaves out, with why."""

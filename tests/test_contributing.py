@@ -15,18 +15,27 @@ from .conftest import REPO
 SECTION = "## Add an accelerator in five minutes"
 
 
-def walkthrough() -> list[tuple[str, list[str]]]:
-    """(command, shown output lines) for every ``$`` line of the section's console blocks."""
-    text = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
-    section = text.split(SECTION, 1)[1].split("\n## ", 1)[0]
+def console_steps(blocks: list[str]) -> list[tuple[str, list[str]]]:
+    """(command, shown output lines) for every ``$`` line of the given console blocks."""
     steps: list[tuple[str, list[str]]] = []
-    for block in re.findall(r"```console\n(.*?)```", section, flags=re.S):
+    for block in blocks:
         for line in block.splitlines():
             if line.startswith("$ "):
                 steps.append((line[2:], []))
             else:
                 steps[-1][1].append(line)
     return steps
+
+
+def section(path: Path, heading: str) -> str:
+    """The text of ``path`` under ``heading``, up to the next level-2 heading."""
+    return path.read_text(encoding="utf-8").split(heading, 1)[1].split("\n## ", 1)[0]
+
+
+def walkthrough() -> list[tuple[str, list[str]]]:
+    """(command, shown output lines) for every ``$`` line of the section's console blocks."""
+    text = section(REPO / "CONTRIBUTING.md", SECTION)
+    return console_steps(re.findall(r"```console\n(.*?)```", text, flags=re.S))
 
 
 def matches(shown: list[str], printed: list[str]) -> bool:
@@ -71,16 +80,8 @@ def test_following_the_walkthrough_literally(tmp_path):
 
 def readme_accelerator_steps() -> list[tuple[str, list[str]]]:
     """(command, shown lines) of README.md's "Adding an accelerator" block."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Adding an accelerator", 1)[1].split("\n## ", 1)[0]
-    block = re.findall(r"```\n(.*?)```", section, flags=re.S)[0]
-    steps: list[tuple[str, list[str]]] = []
-    for line in block.splitlines():
-        if line.startswith("$ "):
-            steps.append((line[2:], []))
-        else:
-            steps[-1][1].append(line)
-    return steps
+    text = section(REPO / "README.md", "## Adding an accelerator")
+    return console_steps(re.findall(r"```\n(.*?)```", text, flags=re.S)[:1])
 
 
 def test_readme_accelerator_steps_work_as_installed(tmp_path):

@@ -168,6 +168,10 @@ ROUND_TRIP = list(shipped_from_config(fitproof.load_registry(plugins=False)))
 
 
 def _plain(value):
+    """A pack field as the importer writes it: a figure's value, a list for a tuple, nothing
+    for an empty list (the importer leaves an unused list out)."""
+    if isinstance(value, tuple):
+        return list(value) or None
     return value.value if isinstance(value, Figure) else value
 
 

@@ -282,7 +282,7 @@ def test_a_plugin_catalog_is_checked_like_any_pack_and_a_partial_one_falls_back(
 
     # a catalog that passes is used, and a message it lacks is the English one
     write_pack(tmp_path / "bad_packs", "catalogs/fr.yaml", CATALOG)
-    code = main(["report", "qwen3-8b", "--lang", "fr"])
+    code = main(["report", "qwen3-8b", "--on", "rtx-3090", "--lang", "fr"])
     out, err = capsys.readouterr()
     assert code == 0 and err == ""
     assert out.splitlines()[0] == "Qwen3 8B sur RTX 3090"

@@ -346,11 +346,17 @@ def test_the_report_has_every_section_and_every_row_of_its_view(report):
     faq = part["faq.title"]
     at_large = r.compare_contexts[1] in {c.context for c in r.contexts}
     assert _kinds(faq) == ["Heading", "Paragraph"] * (1 + at_large)
-    (others,) = part["others.title"]
+    others = part["others.title"]
+    left_out = r.skipped_in("other_models")
+    # the table (or the line saying there is none), then the models left out and why
+    assert len(others) == bool(r.other_models or not left_out) + bool(left_out)
     if r.other_models:
-        assert [row[0] for row in others.rows] == [m.name for m in r.other_models]
-    else:
-        assert others == Paragraph(t("others.none"))
+        assert [row[0] for row in others[0].rows] == [m.name for m in r.other_models]
+    elif not left_out:
+        assert others[0] == Paragraph(t("others.none"))
+    if left_out:
+        assert others[-1] == Paragraph(t("report.skipped", rows="; ".join(
+            f"{s.name} ({s.reason})" for s in left_out)))
     (elsewhere,) = part["elsewhere.title"]
     names = elsewhere.text.split(" · ")
     assert names == sorted(names) and len(names) == len(view.accelerators) - 1

@@ -64,6 +64,7 @@ def test_markdown_reads_like_the_seed_page(capsys):
     assert headings == [
         "## Sizing at a glance", "## Memory Allocation Breakdown (GiB)",
         "## Recommended Hardware for Current Configuration", "## Production Launch Commands",
+        "## Live Token Speed Simulator (TTFT ~692ms · ~163.9 tok/s)",
         "## Cloud GPU Comparison & Rent-vs-Buy TCO",
         "## Fine-Tuning VRAM Requirements (QLoRA / LoRA / Full) — Qwen3.5 35B-A3B",
         "## Engineering Sizing Notes & Optimization Playbook",
@@ -76,7 +77,11 @@ def test_markdown_reads_like_the_seed_page(capsys):
     assert "| NVIDIA RTX 3090 | 24 GB (22.8 GiB) | 936 GB/s | 21.28 GiB | 21.75 GiB | " \
            "~163.9 tok/s | Fits with Safe Headroom |" in lines
     assert ("| Vultr ($300 Free Credit\\*) | 1x L40S 48GB (Dedicated Instance · $300 Credit\\*) "
-            "| 48 GB | $1.67 / hr | $203.19 / mo | Hourly |") in lines
+            "| 48 GB | $1.67 / hr | $203.19 / mo | Hourly | https://www.vultr.com |") in lines
+    # the providers with no offer on the seed pages are named as outside the profile's rule
+    assert ("No offer from Amazon Web Services (EC2), Microsoft Azure, CoreWeave, Crusoe Cloud, "
+            "Google Cloud (Compute Engine), Hyperstack, Lambda, Nebius AI Cloud, Oracle Cloud "
+            "Infrastructure is among those the “Seed pages” profile compares.") in lines
     assert "llama-server -hf unsloth/Qwen3.5-35B-A3B-GGUF:Q4_K_M \\" in lines
 
 

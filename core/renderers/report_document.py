@@ -159,7 +159,10 @@ class _Writer(ReportWriter):
             self.add(Table((t("cloud.provider"), t("cloud.instance"), t("cloud.vram"),
                             t("cloud.hourly"), t("cloud.monthly"), t("cloud.billing"),
                             t("site.deploy")), tuple(rows), right=(2, 3, 4)))
-        if missing:
+        if missing and report.provider_rule:
+            self.add(Paragraph(t("cloud.without_rule", providers=", ".join(missing),
+                                 rule=report.provider_rule)))
+        elif missing:
             self.add(Paragraph(t("cloud.without", devices=self.devices(),
                                  providers=", ".join(missing))))
         checked = sorted({row.checked for row in shown if row.checked})

@@ -7,16 +7,7 @@
 // split is refused (null when it is not).
 "use strict";
 const fs = require("fs");
-const vm = require("vm");
-const [dataPath, formulasPath, runtimePath] = process.argv.slice(2);
-const context = {};
-vm.createContext(context);
-for (const path of [dataPath, formulasPath, runtimePath]) {
-  vm.runInContext(fs.readFileSync(path, "utf8"), context, {filename: path});
-}
-const data = vm.runInContext("FITPROOF_DATA", context);
-const formulas = vm.runInContext("FITPROOF_FORMULAS", context);
-const model = new context.FitproofModel(data, formulas);
+const {data, model} = require("./load_runtime.js")(...process.argv.slice(2, 5));
 const scenarios = JSON.parse(fs.readFileSync(0, "utf8"));
 const results = scenarios.map((scenario) => {
   const result = model.evaluate(scenario);
