@@ -12,7 +12,8 @@ The invariants:
   - an engine that cannot run the scenario (device, format, a device never sold) gives no
     speed, and one that can gives one where the figures allow;
   - a refusal is one the verdicts pack names, and a warning never comes with a refusal;
-  - a report is built whenever the estimate is (checked on a sample: a report is costly);
+  - a report is built whenever the estimate is (checked on a sample: a report is costly),
+    and its other-models table says of a model what that model's estimate says;
   - the snapshot path (a single `fitproof estimate`) gives the full path's numbers.
 
 tests/test_consistency.py runs these on a fixed-seed sample in the test command; this
@@ -196,7 +197,38 @@ def report_violations(registry: fitproof.Registry, result: Any) -> list[str]:
             fitproof.api.render("report", view, name, registry=registry, plugins=False)
     except FitproofError as error:
         return [f"report refused what estimate answers: {error}"]
-    return []
+    return other_model_violations(registry, result, view.report)
+
+
+def other_model_violations(registry: fitproof.Registry, result: Any, report: Any) -> list[str]:
+    """The report's other-models table says of a model what that model's own estimate says
+    (checked on its first and last rows), and a model it leaves out is one whose estimate
+    refuses the scenario."""
+    from fitproof.estimation import Estimate
+    from fitproof.report_variants import variant
+
+    found: list[str] = []
+    rows = report.other_models
+    for row in {id(r): r for r in (rows[:1] + rows[-1:])}.values():
+        own = Estimate(registry, variant(registry, result.scenario, model=row.model))
+        verdict = own.verdict.id if own.verdict else None
+        if (row.verdict.id if row.verdict else None) != verdict or not _same(
+                row.total_gib.value, own.value("total_gib")):
+            found.append(f"other model {row.model}: {row.verdict} {row.total_gib.value} "
+                         f"vs its estimate {verdict} {own.value('total_gib')}")
+    for skipped in report.skipped_in("other_models")[:1]:
+        model = next(m for m, spec in registry.models.items() if spec.name == skipped.name)
+        try:
+            Estimate(registry, variant(registry, result.scenario, model=model))
+        except InputError:
+            continue
+        found.append(f"other model {model} left out although its estimate answers")
+    return found
+
+
+def _same(a: float | None, b: float | None) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None
+                                         and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9))
 
 
 def run(scenarios: int, reports: int, seed: int) -> int:

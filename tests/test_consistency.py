@@ -101,3 +101,31 @@ def test_the_invariants_catch_what_they_promise(measured):
     elsewhere = {"scenario_offer": {"id": "vast-ai/rtx-3090-verified", "label": "x"}}
     assert any("cost priced on rtx-3090" in v for v in consistency.violations(
         registry, case, Broken({"selections": elsewhere})))
+
+
+def test_the_other_models_check_catches_a_row_that_is_not_the_models_estimate(measured):
+    """A report row that says of another model something its own estimate does not, or a
+    model left out that its estimate answers, is a violation (the check can fail)."""
+    import attrs
+
+    registry = measured
+    case = {"model": "qwen3-8b", "hardware": "rtx-4090", "quant": None, "engine": "llama.cpp",
+            "kv": None, "workload": "inference", "inputs": {"context": 8192}}
+    result = consistency.estimate(registry, case)
+    report = consistency.fitproof.api.report(registry, result.scenario).report
+    assert report.other_models and report.skipped_in("other_models")
+    assert not consistency.other_model_violations(registry, result, report)
+    first = report.other_models[0]
+    wrong = attrs.evolve(first, total_gib=attrs.evolve(first.total_gib,
+                                                      value=first.total_gib.value + 1))
+    broken = attrs.evolve(report, other_models=(wrong, *report.other_models[1:]))
+    assert consistency.other_model_violations(registry, result, broken) == [
+        f"other model {first.model}: {first.verdict} {first.total_gib.value + 1} vs its "
+        f"estimate {first.verdict.id} {first.total_gib.value}"]
+    # a model left out at 8K that was trained for less is right; one that answers is not
+    skipped = report.skipped_in("other_models")[0]
+    assert skipped.name.startswith("Llama 2")
+    answers = attrs.evolve(skipped, name="Qwen3 4B")
+    assert consistency.other_model_violations(
+        registry, result, attrs.evolve(report, skipped=(answers,))) == [
+        "other model qwen3-4b left out although its estimate answers"]

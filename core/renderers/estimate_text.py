@@ -36,7 +36,7 @@ def _host(result: EstimateView) -> str:
     """Which machine's memory holds the offloaded weights, when some are offloaded."""
     if "host_bandwidth_gbs" not in result.quantities:  # a profile without a host term
         return ""
-    if not (result.value("host_decode_weights_gib") or result.value("offload_gib")):
+    if not result.value("offload_gib"):  # nothing kept there: no host to name
         return ""
     return f" (host: {result.host_name})"
 
