@@ -128,6 +128,17 @@ def test_vllm_runs_a_batch_its_cache_pages(measured):
     assert result.value("max_concurrency") > 60 and result.value("running_sequences") == 64
 
 
+@pytest.mark.parametrize(("hardware", "context", "running"), [
+    ("h100-80gb-sxm", 256, 1024),  # the cache holds 1,936 such sequences; max_num_seqs 1,024
+    ("rtx-4090", 128, 256),  # 613 fit; a card under 70 GiB runs 256 by default
+    ("rtx-4090", 1024, 76)])  # the cache holds 76: its blocks run out first
+def test_vllm_runs_no_more_sequences_than_its_cache_or_max_num_seqs(measured, hardware,
+                                                                     context, running):
+    result = estimate(measured, "llama-3.1-8b-instruct", hardware, quant="FP8", engine="vllm",
+                      batch=2000, context=context)
+    assert result.value("running_sequences") == running
+
+
 def test_a_format_an_engine_cannot_load_has_no_command(capsys, measured):
     result = estimate(measured, "llama-3.1-8b-instruct", "rtx-4090", quant="FP8")
     assert result.verdict.id == "unloadable" and result.value("decode_tps") is None
