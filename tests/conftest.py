@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -77,3 +80,27 @@ def require_tool(*commands: str, install: str) -> str:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(message)
     pytest.skip(message)
+
+
+WATCHDOG_SECONDS = 60  # generous: CI shares a busy machine; only a real hang reaches it
+
+
+class Hang(BaseException):
+    """Raised by :func:`watchdog`; not an Exception, so no handler in fitproof swallows it."""
+
+
+@contextmanager
+def watchdog(seconds: float = WATCHDOG_SECONDS) -> Iterator[None]:
+    """Fail the block with :class:`Hang` if it is still running after ``seconds``: a guard
+    against a real hang (an input that makes fitproof loop or compute without end), never a
+    timing assertion."""
+    def expire(signum: int, frame: object) -> None:
+        raise Hang(f"no answer after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import textwrap
-import time
 
 import pytest
 
 from fitproof.cli import main
 from fitproof.formula_parser import FormulaSyntaxError, parse_formula
 
-from .conftest import pack_line, write_pack
+from .conftest import pack_line, watchdog, write_pack
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -46,9 +45,8 @@ def test_division_by_zero_and_overflow_at_evaluation_are_unknown_not_numbers(tmp
     write_pack(tmp_path, "zero.yaml", textwrap.dedent(ZERO))
     scenario = ["qwen3.5-35b-a3b", "--on", "rtx-3090", "--no-plugins", "--profile", "seed",
                 "--pack-dir", str(tmp_path)]
-    started = time.perf_counter()
-    code, out, err = run(capsys, "estimate", *scenario, "--json")
-    assert time.perf_counter() - started < 30  # bounded: 9**9**9 is never computed exactly
+    with watchdog():  # 9**9**9 is never computed exactly (that would not end)
+        code, out, err = run(capsys, "estimate", *scenario, "--json")
     assert code == 0 and err == ""
     data = json.loads(out)
     quantities = data["quantities"]
@@ -79,14 +77,22 @@ def test_division_by_zero_and_overflow_at_evaluation_are_unknown_not_numbers(tmp
         f"  overrides the definition at {pack_line('formulas/seed-memory.yaml', 'overhead_gib')}"]
 
 
-def test_a_one_megabyte_formula_is_refused_quickly():
-    started = time.perf_counter()
+def test_a_one_megabyte_formula_is_refused_before_it_is_parsed(monkeypatch):
+    """The length is checked before the text is read any further: nothing of it is
+    normalised or handed to the parser."""
+    import fitproof.formula_parser as parser_module
+
+    calls = []
+    real = parser_module.normalise
+    monkeypatch.setattr(parser_module, "normalise", lambda *a: calls.append(a) or real(*a))
     with pytest.raises(FormulaSyntaxError) as caught:
         parse_formula("1+" * 500_000 + "1")
     assert str(caught.value) == "formula is 1,000,001 characters long; the limit is 2000"
     with pytest.raises(FormulaSyntaxError):
         parse_formula("x" * 1_000_000)
-    assert time.perf_counter() - started < 5
+    assert calls == []
+    parse_formula("1+1")  # the counter sees a formula that is parsed
+    assert len(calls) == 1
 
 
 def test_a_long_formula_in_a_pack_names_file_line_and_field(tmp_path, capsys):
@@ -103,13 +109,12 @@ def test_a_100_megabyte_file_is_refused_without_being_read(tmp_path, capsys):
     with huge.open("wb") as handle:  # sparse: costs no disk and no time
         handle.truncate(100 * 1024 * 1024)
     message = f"{huge}: file is 104,857,600 bytes; a pack may be at most 1,000,000 bytes"
-    started = time.perf_counter()
-    code, out, _ = run(capsys, "packs", "validate", "--no-plugins", str(huge))
+    with watchdog():
+        code, out, _ = run(capsys, "packs", "validate", "--no-plugins", str(huge))
     assert code == 1 and out.splitlines()[0] == message
     code, out, err = run(capsys, "estimate", "--no-plugins", "--pack-dir", str(tmp_path))
     assert code == 1 and out == ""
     assert err.splitlines() == ["fitproof: 1 problem in packs:", f"  {message}"]
-    assert time.perf_counter() - started < 30
 
 
 def test_look_alike_characters_in_a_pack_formula(tmp_path, capsys):
@@ -276,9 +281,8 @@ def test_special_files_and_link_loops_in_a_pack_folder(tmp_path, capsys):
     (folder / "zero.yaml").symlink_to("/dev/zero")
     (folder / "sub" / "up").symlink_to("..")
     (folder / "self").symlink_to(".")
-    started = time.perf_counter()
-    code, out, err = run(capsys, "estimate", "--no-plugins", "--pack-dir", str(folder))
-    assert time.perf_counter() - started < 30
+    with watchdog():
+        code, out, err = run(capsys, "estimate", "--no-plugins", "--pack-dir", str(folder))
     assert code == 1 and out == ""
     assert err.splitlines() == [
         "fitproof: 2 problems in packs:",
@@ -338,10 +342,9 @@ def test_import_hf_never_reads_a_pipe_or_a_device(tmp_path, capsys, special):
         os.mkfifo(path)  # opening it to read would wait for a writer forever
     else:
         path.symlink_to("/dev/zero")  # reading it would never end
-    started = time.perf_counter()
-    code, _, err = run(capsys, "import", "hf", str(path), "--id", "x", "--out",
-                       str(tmp_path / "out"))
-    assert time.perf_counter() - started < 2
+    with watchdog():
+        code, _, err = run(capsys, "import", "hf", str(path), "--id", "x", "--out",
+                           str(tmp_path / "out"))
     assert code == 2
     assert err == (f"fitproof: error: {path} is not a regular file (a device, pipe or "
                    "socket); a config.json is a small file\n")
@@ -378,9 +381,8 @@ def test_a_pack_path_that_leads_to_the_whole_file_system_stops_soon(monkeypatch,
     """/proc/self's root link (or / itself) would walk every file of the machine: the walk
     stops after a bounded number of entries, with one line naming the folder."""
     monkeypatch.setenv("FITPROOF_PACK_PATH", root)
-    started = time.perf_counter()
-    code, out, err = run(capsys, "estimate", "qwen3-8b", "--on", "rtx-4090", "--no-plugins")
-    assert time.perf_counter() - started < 10
+    with watchdog():
+        code, out, err = run(capsys, "estimate", "qwen3-8b", "--on", "rtx-4090", "--no-plugins")
     assert (code, out) == (1, "")
     assert err.splitlines() == [
         "fitproof: 1 problem in packs:",
