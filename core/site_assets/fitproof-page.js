@@ -194,7 +194,7 @@
     var total = Math.max(env.usable_gib || 0, env.total_gib || 0) || 1;
     document.querySelectorAll("[data-segment]").forEach(function (segment) {
       var name = segment.getAttribute("data-segment");
-      var v = name === "free" ? Math.max(0, (env.usable_gib || 0) - (env.total_gib || 0)) : env[name];
+      var v = env[name];  // the free part is the headroom; a negative one shows no segment
       segment.style.width = (isFinite(v) && v > 0 ? Math.min(100, 100 * v / total) : 0) + "%";
     });
   }
