@@ -71,8 +71,12 @@ def round_half_away(x: ArrayLike, ndigits: int = 0) -> Any:
     if near_tie.any():
         result = np.array(result, dtype=float, copy=True)
         flat_values, flat_result = values.reshape(-1), result.reshape(-1)
-        for index in np.flatnonzero(near_tie.reshape(-1)):
-            flat_result[index] = _exact(float(flat_values[index]), ndigits)
+        ties = np.flatnonzero(near_tie.reshape(-1))
+        # a value broadcast over many candidates ties in every copy: settle each distinct
+        # tie once from its decimal expansion
+        distinct, where = np.unique(flat_values[ties], return_inverse=True)
+        settled = np.array([_exact(float(v), ndigits) for v in distinct], dtype=float)
+        flat_result[ties] = settled[where.reshape(-1)]
         result = flat_result.reshape(values.shape)
     rounded: Any = result if result.ndim else result[()]
     return rounded

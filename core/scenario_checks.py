@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-import attrs
 
 from .errors import InputError, Problem
 from .message_format import fill
@@ -30,7 +29,7 @@ NAMES = ("model", "hardware", "engine")
 KINDS = ("refusals", "warnings")
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)  # not attrs: the snapshot path imports this module
 class CheckNode:
     """One refusal or warning of the verdicts pack, linked to the graph."""
 

@@ -23,7 +23,7 @@ from fitproof.snapshot_estimate import SnapshotModel, estimate_from_snapshot
 from fitproof.views import SELECTORS
 
 REPO = Path(__file__).resolve().parent.parent
-HEAVY = ("numpy", "sympy", "jsonschema", "yaml", "cattrs", "pluggy", "scipy")
+HEAVY = ("numpy", "sympy", "jsonschema", "yaml", "cattrs", "attrs", "attr", "pluggy", "scipy")
 
 
 def _model(registry) -> SnapshotModel:
