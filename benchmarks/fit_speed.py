@@ -866,10 +866,38 @@ def _fittable(data, engine: str) -> bool:
     return rows is not None and rows.n >= MIN_ENGINE_ROWS and len(set(rows.hardware)) >= 2
 
 
+SERVING_BEGIN = "# BEGIN fitted serving constants"
+SERVING_END = "# END fitted serving constants"
+
+
+def serving_keys(engine: str) -> set[str]:
+    """The constants the serving block of ``engine``'s pack holds (benchmarks/fit_serving.py
+    fits them on the engine's own rows), which DONOR's block therefore leaves out."""
+    text = (ROOT / "packs" / "engines" / f"{engine}.yaml").read_text("utf-8")
+    match = re.search(re.escape(SERVING_BEGIN) + r".*?" + re.escape(SERVING_END), text, re.S)
+    return set(re.findall(r"^([a-z_]+):", match.group(0), re.M)) if match else set()
+
+
+def drop_keys(block: str, keys: set[str]) -> str:
+    """``block`` without the top-level YAML entries named ``keys`` (and their contents)."""
+    out, keep = [], True
+    for line in block.splitlines(keepends=True):
+        top = re.match(r"^([a-z_]+):", line)
+        if top:
+            keep = top.group(1) not in keys
+        elif line.startswith("#"):
+            keep = True
+        if keep:
+            out.append(line)
+    return "".join(out)
+
+
 def borrowed(block: str, engine: str) -> str:
     """DONOR's fitted block for ``engine``, every figure saying where it comes from (and
-    without DONOR's held-out scores, which are of DONOR's rows)."""
+    without DONOR's held-out scores, which are of DONOR's rows, or the constants the
+    engine's serving block holds)."""
     block = block.split("\nheld_out_accuracy:")[0]
+    block = drop_keys(block, serving_keys(engine))
     block = re.sub(r'source: "[^"]*"', f'source: "too few measurement rows of {engine} in '
                    f'packs/measurements/ for a fit of its own: the figure fitted for {DONOR} '
                    '(benchmarks/fit_speed.py) stands in"', block)

@@ -1,6 +1,6 @@
 """Rewrite the command outputs README.md shows and the tests compare with the commands:
 the quick start card, the `fitproof validate` tables, the cross-validation of
-benchmarks/fit_speed.py and the values in the Python API example, and the lines of
+benchmarks/fit_speed.py and benchmarks/fit_serving.py, the values in the Python API example, and the lines of
 CONTRIBUTING.md's walkthrough whose figures a refit moves. Run it after
 `python benchmarks/fit_speed.py --write`.
 
@@ -89,6 +89,8 @@ def main() -> int:
                          .split("\nWorst cases")[0])
     text = replace_after(text, "python benchmarks/fit_speed.py",
                          output("benchmarks/fit_speed.py").split("\n\nFitted on every row")[0])
+    text = replace_after(text, "python benchmarks/fit_serving.py",
+                         output("benchmarks/fit_serving.py"))
     text = python_example(text)
     README.write_text(text, encoding="utf-8")
     print(f"rewrote the command outputs in {README.relative_to(ROOT)}")

@@ -43,6 +43,10 @@ EXPERTS_ON_HOST = (
     "host_copy_efficiency says which)")
 
 
+TUNED_ENGINE = ("an engine run at settings other than its defaults or a build other than a "
+                "release (the row's note names them)")
+
+
 def outside_model(registry: Registry, row: MeasurementRow) -> str | None:
     """Why the row's workload is not the scenario the profile models, or None if it is.
 
@@ -56,6 +60,10 @@ def outside_model(registry: Registry, row: MeasurementRow) -> str | None:
             return IDENTICAL_MOE_BATCH
     if row.cpu_moe:
         return EXPERTS_ON_HOST
+    if row.missing:
+        return "the source does not state " + " or ".join(sorted(row.missing))
+    if row.tuned:
+        return TUNED_ENGINE
     return None
 
 
@@ -80,8 +88,8 @@ def measurement_scenarios(registry: Registry) -> tuple[
         inputs: dict[str, float | None] = {
             "context": row.context,
             "prompt": row.context if row.prompt is None else row.prompt,
-            "generate": row.generate, "gpus": row.gpus, "batch": row.batch, "ubatch": row.ubatch,
-            "cpu_moe": row.cpu_moe}
+            "generate": row.generate, "gpus": row.gpus, "batch": row.in_flight, "ubatch": row.ubatch,
+            "cpu_moe": row.cpu_moe, "arrival": 1 if row.burst else 0}
         hardware = registry.hardware.get(row.hardware)
         if hardware is not None and hardware.unified_memory:
             # the run shows the model fit on the GPU: its machine let the GPU use what it
@@ -101,6 +109,10 @@ def score(registry: Registry, group_by: Sequence[str] = ()) -> Accuracy:
     from .estimation import Batch
 
     entries, scenarios = measurement_scenarios(registry)
+    # a metric the profile has no formula for (the seed pages knew no serving engine) is not
+    # scored
+    kept = [i for i, (_, _, row) in enumerate(entries) if row.metric in registry.graph.formulas]
+    entries, scenarios = [entries[i] for i in kept], [scenarios[i] for i in kept]
     batch = Batch(registry, scenarios)
     columns = {metric: batch.values(metric) for metric in {row.metric for _, _, row in entries}}
     scored = tuple(

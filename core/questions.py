@@ -47,8 +47,14 @@ def _problems(question: Question, graph: FormulaGraph) -> list[tuple[str, str]]:
     formulas = set(graph.formulas)
     for field, names in (("holds", d.holds), ("explain", (d.explain,)),
                          ("rank_by", (d.rank_by,) if d.rank_by else ()),
-                         ("speed", (d.speed,) if d.speed else ())):
+                         ("speed", (d.speed,) if d.speed else ()),
+                         ("minimize", (d.minimize,) if d.minimize else ())):
         found += [(field, f"no formula is called {n!r}") for n in names if n not in formulas]
+    for field, names in (("over", (d.over,) if d.over else ()), ("needs", d.needs)):
+        found += [(field, f"no scenario input is called {n!r}") for n in names
+                  if n not in graph.inputs]
+    if d.over is not None and (d.input is None or d.minimize is None or not d.counts):
+        found.append(("over", "over needs an input to search, minimize and counts"))
     if (d.input is None) == (d.choose is None):
         found.append(("input", "give exactly one of input (a scenario input to search) "
                                "or choose (quant or hardware)"))

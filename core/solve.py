@@ -257,12 +257,44 @@ def _hardware_answer(registry: Registry, question: Question, base: Scenario,
     return offers[answer][:3], binding, len(offers)
 
 
+def _over_answer(registry: Registry, question: Question, base: Scenario
+                 ) -> tuple[Scenario, Binding, int, list[str]]:
+    """An input question with ``over``: the input searched at each value of ``over`` in
+    ``counts``, and the answer with the least ``minimize``. The binding is what stops the
+    input at the winning value; the notes say how every value of ``over`` fared."""
+    d = question.definition
+    assert d.over is not None and d.minimize is not None and d.input is not None
+    found: list[tuple[float, int, Scenario, Binding]] = []
+    notes: list[str] = []
+    evaluated = 0
+    for count in d.counts:
+        try:
+            at = variant(registry, base, inputs={d.over: count})
+            scenario, binding, tried = _input_answer(registry, question, at)
+        except InputError as refused:
+            notes.append(f"{d.over} {count}: {refused}")
+            continue
+        evaluated += tried
+        value = Estimate(registry, scenario).value(d.minimize)
+        if value is None:
+            notes.append(f"{d.over} {count}: {d.minimize} is unknown")
+            continue
+        found.append((value, count, scenario, binding))
+        notes.append(f"{d.over} {count}: {d.minimize} {value:,.0f} at {d.input} "
+                     f"{int(scenario.inputs[d.input]):,}")
+    if not found:
+        raise InputError(f"no {d.over} of {', '.join(map(str, d.counts))} satisfies "
+                         f"{', '.join(d.holds)} for this scenario: " + "; ".join(notes))
+    value, count, scenario, binding = min(found, key=lambda f: (f[0], f[1]))
+    return scenario, binding, evaluated, notes
+
+
 def _searched(question: Question) -> tuple[str, ...]:
     """The scenario choices and inputs the answer replaces."""
     d = question.definition
     if d.choose == "hardware":
         return ("hardware", "gpus")
-    return (d.choose or d.input or "",)
+    return (d.choose or d.input or "",) + ((d.over,) if d.over else ())
 
 
 def solve(registry: Registry, name: str, base: Scenario, *, given: Collection[str] = (),
@@ -289,6 +321,21 @@ def solve(registry: Registry, name: str, base: Scenario, *, given: Collection[st
         (scenario, value, label), binding, evaluated = _hardware_answer(
             registry, question, base, min_speed, rent)
         unit = "USD/hour" if rent else "USD"
+    elif d.over is not None:
+        missing = [n for n in d.needs if base.inputs.get(n) is None]
+        if missing:
+            raise InputError(f"{name} needs the scenario input "
+                             + ", ".join(f"{n} ({registry.graph.inputs[n].definition.description})"
+                                         for n in missing))
+        scenario, binding, evaluated, notes = _over_answer(registry, question, base)
+        assert d.minimize is not None
+        minimized = Estimate(registry, scenario).value(d.minimize)
+        assert minimized is not None
+        value = int(minimized) if float(minimized).is_integer() else minimized
+        unit = registry.graph.formulas[d.minimize].definition.unit
+        return SolveView(name, d.description, question.at(), scenario, value, unit, binding,
+                         Estimate(registry, scenario).derivation(d.explain), evaluated,
+                         notes=tuple(notes))
     else:
         assert d.input is not None
         scenario, binding, evaluated = _input_answer(registry, question, base)

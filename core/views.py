@@ -255,3 +255,4 @@ class SolveView:
     min_speed: float | None = None  # cheapest: the speed asked for
     target: str | None = None  # cheapest: the speed asked for, as "decode_tps >= 100 tok/s"
     basis: str | None = None  # cheapest: buy or rent
+    notes: tuple[str, ...] = ()  # a question with `over`: how every value of it fared

@@ -34,10 +34,11 @@ def test_estimate_json_contract(capsys):
     assert data["scenario"] == {
         "model": "qwen3.5-35b-a3b", "hardware": "arc-pro-b60", "quant": "Q4_K_M", "kv": "f16",
         "engine": "llama.cpp", "workload": "inference", "host": "desktop-ddr5-6000-2ch",
-        "context": 8192, "batch": 1,
+        "context": 8192, "batch": 1, "arrival": 0,
         "gpus": 1, "offload": 0, "prompt": 4096, "generate": 512, "cpu_moe": 0, "hours_per_day": 4,
         "electricity_usd_per_kwh": 0.175, "budget_usd": None, "split": None,
         "ubatch": None, "gpu_memory_utilization": None, "rope_scale": None,
+        "request_rate": None, "ttft_target_ms": None, "tpot_target_ms": None,
         "gpu_memory_limit": None}
     quantities = data["quantities"]
     assert CONTRACT_QUANTITIES <= set(quantities)

@@ -158,7 +158,7 @@ def test_look_alike_characters_in_a_pack_formula(tmp_path, capsys):
     (["--workload", "pretraining"], "fitproof: error: unknown workload 'pretraining'; choose "
                                     "one of full, inference, lora, qlora"),
     (["--engine", "tensorrt"], "fitproof: error: unknown engine 'tensorrt'; choose one of "
-                               "llama.cpp, vllm"),
+                               "llama.cpp, sglang, vllm"),
     # an empty folder name would load the current folder, recursively
     (["--pack-dir", ""], "fitproof: error: a pack folder needs a name; got an empty one"),
     (["--pack-dir", "  "], "fitproof: error: a pack folder needs a name; got an empty one"),

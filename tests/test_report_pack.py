@@ -99,4 +99,4 @@ def test_a_report_is_one_estimate_and_one_batch(monkeypatch):
     registry = fitproof.load_registry(plugins=False)
     report = build_report(registry, fitproof.api.scenario(registry))
     assert counts == {"batch": 1, "estimate": 1}
-    assert {name for name, _ in report.launch} == {"llama.cpp", "vLLM"}
+    assert {name for name, _ in report.launch} == {"llama.cpp", "SGLang", "vLLM"}

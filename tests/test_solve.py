@@ -186,7 +186,7 @@ def test_a_target_no_hardware_meets(capsys):
     (["solve", "max-batch", "--min-decode", "10"],
      "max-batch has no speed target; --min-decode is for cheapest"),
     (["solve", "largest-model"], "unknown question 'largest-model'; fitproof solve answers "
-                                 "best-quant, cheapest, max-batch, max-context, min-gpus"),
+                                 "best-quant, capacity, cheapest, max-batch, max-context, min-gpus"),
     (["solve", "max-context", "deepseek-r1", "--on", "rtx-3060-12gb"],
      "no context from 1 to 163,840 satisfies engine_supported, fits_in_memory for this scenario; at context 1: "
      "fits_in_memory = device_required_gib <= device_usable_gib is false ("),

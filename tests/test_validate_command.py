@@ -53,14 +53,18 @@ def test_identical_sequences_of_a_moe_model_are_scored_apart(capsys):
     for all of them, which is not fitproof's batch of independent requests. Its batched MoE
     rows are scored apart and fit nothing; its dense and single-sequence rows are scored.
     Rows that keep experts in system memory (--n-cpu-moe) are scored apart as well."""
-    from fitproof.accuracy import EXPERTS_ON_HOST, IDENTICAL_MOE_BATCH
+    from fitproof.accuracy import EXPERTS_ON_HOST, IDENTICAL_MOE_BATCH, TUNED_ENGINE
 
     assert main(["validate", "--no-plugins", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     registry = fitproof.load_registry(plugins=False)
     apart = [r for r in data["rows"] if r["outside"] == IDENTICAL_MOE_BATCH]
     on_host = [r for r in data["rows"] if r["outside"] == EXPERTS_ON_HOST]
-    assert {r["outside"] for r in data["rows"]} == {None, IDENTICAL_MOE_BATCH, EXPERTS_ON_HOST}
+    reasons = {r["outside"] for r in data["rows"]}
+    assert {None, IDENTICAL_MOE_BATCH, EXPERTS_ON_HOST, TUNED_ENGINE} <= reasons
+    # the others are what a serving row's source leaves out, each named
+    assert all(reason.startswith("the source does not state ")
+               for reason in reasons - {None, IDENTICAL_MOE_BATCH, EXPERTS_ON_HOST, TUNED_ENGINE})
     assert apart and {r["metric"] for r in apart} == {"decode_tps"}
     assert {r["metric"] for r in on_host} == {"decode_tps", "prefill_tps"}
     for shown in apart + on_host:
@@ -106,7 +110,11 @@ def test_validate_prints_the_held_out_scores_the_fit_wrote(capsys):
     registry = fitproof.load_registry(plugins=False)
     scores = registry.engines["llama.cpp"].held_out_accuracy
     assert scores.profile == "measured" and "fit_speed.py" in scores.source
-    assert registry.engines["vllm"].held_out_accuracy is None  # it has no fit of its own
+    # vLLM's are benchmarks/fit_serving.py's, held out by device and by source
+    serving = registry.engines["vllm"].held_out_accuracy
+    assert serving.profile == "measured" and "fit_serving.py" in serving.source
+    assert {g.group for g in serving.groups} == {"by-device", "by-source"}
+    assert {g.metric for g in serving.groups} >= {"output_tps", "tpot_ms", "ttft_ms"}
     by_group = {(g.metric, g.group): g for g in scores.groups}
     # issue 9's targets, on devices left out of the fit
     for group in ("all", "dense", "moe", "discrete", "unified"):
@@ -124,7 +132,7 @@ def test_validate_prints_the_held_out_scores_the_fit_wrote(capsys):
     assert f"{decode.mape * 100:.1f} %" in line and f"{decode.median_ape * 100:.1f} %" in line
     assert main(["validate", "--no-plugins", "--format", "json"]) == 0
     shown = json.loads(capsys.readouterr().out)["held_out"]
-    assert [h["engine"] for h in shown] == ["llama.cpp"]
+    assert [h["engine"] for h in shown] == ["llama.cpp", "vllm"]
     assert {"metric": "decode_tps", "group": "unified", "count": by_group[("decode_tps", "unified")].rows,
             "mape": by_group[("decode_tps", "unified")].mape,
             "median_ape": by_group[("decode_tps", "unified")].median_ape,

@@ -223,6 +223,14 @@ def _solve(args: argparse.Namespace) -> int:
     registry = _registry(args)
     given = [name for name in INPUT_OPTIONS if getattr(args, name) is not None]
     given += [name for name in ("hardware", "quant") if getattr(args, name) is not None]
+    question = registry.questions.get(args.question)
+    missing = [name for name in (question.definition.needs if question else ())
+               if getattr(args, name, None) is None]
+    if missing:
+        raise InputError(f"{args.question} needs " + "; ".join(
+            f"{INPUT_OPTIONS.get(name, name)}: "
+            f"{registry.graph.inputs[name].definition.description.split(' (')[0].lower()}"
+            for name in missing))
     view = api.solve(registry, args.question, _scenario(args, registry), given=given,
                      min_speed=args.min_decode, rent=args.rent)
     _show("solve", view, args, registry)

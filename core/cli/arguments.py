@@ -249,11 +249,11 @@ def _site_command(commands: Any, common: argparse.ArgumentParser) -> None:
 def _solve_command(commands: Any, common: argparse.ArgumentParser) -> None:
     solve = commands.add_parser("solve", parents=[common], help=COMMAND_HELP["solve"],
                                 description="Answer an inverse question from the formulas: "
-                                "max-context, max-batch, min-gpus, best-quant, cheapest (and any "
+                                "max-context, max-batch, min-gpus, best-quant, cheapest, capacity (and any "
                                 "a questions pack adds). The answer names the constraint that "
                                 "binds it and shows the derivation.")
     solve.add_argument("question", metavar="QUESTION",
-                       help="max-context, max-batch, min-gpus, best-quant or cheapest")
+                       help="max-context, max-batch, min-gpus, best-quant, cheapest or capacity")
     scenario_options(solve)
     solve.add_argument("--min-decode", dest="min_decode", type=number, metavar="TPS",
                        help="cheapest: the decode speed to reach, in tokens per second")

@@ -46,14 +46,27 @@ def whole(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
 
 
+def milliseconds(text: str) -> float:
+    """A duration in milliseconds: "50ms", "1s", "1.5 s", or a bare number of milliseconds."""
+    import re
+
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(ms|s)?\s*", text)
+    if match is None:
+        raise argparse.ArgumentTypeError(
+            f"expected a duration such as 50ms or 1s, got {text!r}")
+    value = float(match.group(1))
+    return value * 1000 if match.group(2) == "s" else value
+
+
 # option → scenario input it sets
 INPUT_OPTIONS = {
     "context": "--context", "batch": "--batch", "gpus": "--gpus", "offload": "--offload",
     "prompt": "--prompt", "generate": "--generate", "hours_per_day": "--hours-per-day",
     "electricity_usd_per_kwh": "--electricity-price", "budget_usd": "--budget",
-    "split": "--split", "ubatch": "--ubatch", "cpu_moe": "--cpu-moe",
+    "split": "--split", "arrival": "--arrival", "ubatch": "--ubatch", "cpu_moe": "--cpu-moe",
     "gpu_memory_utilization": "--gpu-memory-utilization",
     "gpu_memory_limit": "--gpu-memory-limit", "rope_scale": "--rope-scale",
+    "request_rate": "--rate", "ttft_target_ms": "--ttft", "tpot_target_ms": "--tpot",
 }
 
 
@@ -86,6 +99,10 @@ def scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool = 
     parser.add_argument("--split", choices=("layer", "tensor"),
                         help="with several devices: whole layers per device (llama.cpp's "
                              "default) or every layer split across them (vLLM's default)")
+    parser.add_argument("--arrival", choices=("closed", "burst"),
+                        help="how a serving engine's --batch requests arrive: closed, a "
+                             "closed loop keeping them in flight (default), or burst, all "
+                             "sent at once")
     parser.add_argument("--ubatch", type=whole, metavar="N",
                         help="tokens per forward pass the engine reserves activations for "
                              "(llama.cpp -ub, vLLM --max-num-batched-tokens)")
@@ -100,7 +117,8 @@ def scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool = 
                         help="RoPE context scaling the engine runs with (llama.cpp "
                              "--rope-scale): allows a context past the model's trained length, "
                              "with a warning")
-    parser.add_argument("--engine", metavar="ENGINE", help="llama.cpp (default) or vllm")
+    parser.add_argument("--engine", metavar="ENGINE",
+                        help="llama.cpp (default), vllm or sglang")
     parser.add_argument("--host", metavar="HOST",
                         help="the machine whose system memory holds offloaded weights (a cpu "
                              "hardware pack; default: the default scenario's)")
@@ -114,12 +132,21 @@ def scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool = 
                         help="inference (default), qlora, lora or full (fine-tuning)")
     parser.add_argument("--offload", type=number, metavar="PCT",
                         help="share of weights kept in system RAM, 0-100 (default 0)")
-    parser.add_argument("--prompt", type=tokens, metavar="N",
+    parser.add_argument("--prompt", "--isl", dest="prompt", type=tokens, metavar="N",
                         help="prompt tokens: time to first token, and the depth decode "
                              "starts at (default 4096)")
-    parser.add_argument("--generate", type=tokens, metavar="N",
+    parser.add_argument("--generate", "--osl", dest="generate", type=tokens, metavar="N",
                         help="tokens generated per request; decode runs at the average depth "
                              "(default 512)")
+    parser.add_argument("--rate", dest="request_rate", type=number, metavar="REQ/S",
+                        help="requests per second to serve (solve capacity sizes the "
+                             "replicas for it)")
+    parser.add_argument("--ttft", dest="ttft_target_ms", type=milliseconds, metavar="TIME",
+                        help="longest time to first token allowed, e.g. 1s or 500ms "
+                             "(solve capacity)")
+    parser.add_argument("--tpot", dest="tpot_target_ms", type=milliseconds, metavar="TIME",
+                        help="longest time per output token allowed, e.g. 50ms "
+                             "(solve capacity)")
     parser.add_argument("--hours-per-day", dest="hours_per_day", type=number, metavar="H",
                         help="hours of use per day for monthly costs (default 4)")
     parser.add_argument("--electricity-price", dest="electricity_usd_per_kwh", type=number,

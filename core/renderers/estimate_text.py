@@ -114,9 +114,15 @@ def _speed_and_cost(result: EstimateView) -> list[str]:
         f"    Prefill                   {_banded(result, 'prefill_tps', 'tok/s')}",
         f"    Time to first token       {_q(result, 'ttft_ms', 'ms', '~')} for a "
         f"{int(inputs['prompt']):,}-token prompt",
-        "",
-        "  Cost",
     ]
+    if "output_tps" in result.quantities:  # a profile that models requests coming and going
+        batch = int(inputs.get("batch", 1))
+        burst = inputs.get("arrival") == 1
+        load = (f"a burst of {batch:,}" if burst else
+                f"{batch:,} request{'s' if batch != 1 else ''} in flight")
+        lines += [f"    Output                    {_q(result, 'output_tps', 'tok/s', '~')} with "
+                  f"{load}, {_q(result, 'tpot_ms', 'ms', '~')} per token after the first"]
+    lines += ["", "  Cost"]
     return lines + _cost_lines(result)
 
 

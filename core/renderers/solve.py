@@ -41,7 +41,9 @@ def render_text(view: SolveView, depth: int | None = None) -> str:
               f"  bound by: {view.binding.constraint} — {view.binding.description}  "
               f"({view.binding.at})",
               f"    {view.binding.detail}",
-              f"  searched {view.evaluated:,} scenarios", ""]
+              f"  searched {view.evaluated:,} scenarios"]
+    lines += [f"    {note}" for note in view.notes]
+    lines.append("")
     lines.append(explain.render_text(view.derivation, 1 if depth is None else depth))
     return "\n".join(lines)
 
@@ -62,5 +64,7 @@ def to_dict(view: SolveView) -> dict[str, Any]:
                          "beyond": b.beyond.to_dict() if b.beyond is not None else None}
     result["scenario"] = view.scenario.to_dict()
     result["evaluated"] = view.evaluated
+    if view.notes:
+        result["notes"] = list(view.notes)
     result["derivation"] = explain.to_dict(view.derivation, symbolic=False)
     return result

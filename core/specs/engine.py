@@ -113,6 +113,8 @@ class EngineSpec:
     prefill_kernel_factor: Mapping[str, Figure] = attrs.field(factory=dict)
     prefill_attention_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
     prefill_expert_efficiency: Figure | None = None
+    sequence_overhead_s: Figure | None = None
+    request_overhead_s: Figure | None = None
     batch_tokens: Figure | None = None
     pipeline_copies: Figure | None = None
     decode_vector_batch_max: Figure | None = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import attrs
 
 from .common import NO_PACK, PackFile, Sources
@@ -31,6 +33,31 @@ class MeasurementRow:
     sequences: str = "independent"
     calibration_line: int | None = None
     note: str | None = None
+    concurrency: int | None = None
+    requests: int | None = None
+    request_rate: float | None = None  # 'inf' in a pack structures to math.inf
+    engine_version: str | None = None
+    date: str | None = None
+    quote: str | None = None
+    missing: tuple[str, ...] = ()
+    tuned: bool = False
+
+    @property
+    def burst(self) -> bool:
+        """Every request was sent at once, with no client-side cap on those in flight."""
+        return self.concurrency is None and self.requests is not None \
+            and self.request_rate == math.inf
+
+    @property
+    def in_flight(self) -> int:
+        """Requests the engine is offered at once: the client's concurrency, a burst's
+        requests (all sent at once), else the batch."""
+        if self.concurrency is not None:
+            return self.concurrency
+        if self.burst:
+            assert self.requests is not None
+            return self.requests
+        return self.batch
 
 
 @attrs.frozen

@@ -31,6 +31,9 @@ class QuestionDef:
     speed: str | None = None
     buy_price: str | None = None
     rent_price: str | None = None
+    over: str | None = None
+    minimize: str | None = None
+    needs: tuple[str, ...] = ()
     source: Sources = ()
 
 

@@ -1,0 +1,243 @@
+"""Turn the serving measurements collected in docs/research/ into measurement packs.
+
+docs/research/serving-rows-*.jsonl hold, verbatim, what public serving benchmarks printed
+(vllm bench serve, SGLang's bench_serving, AMD's ROCm tables): one metric value per line,
+with its page, the quoted line and what the page leaves out. This script maps each row
+onto fitproof's packs (model, hardware, weight format, engine) and writes
+packs/measurements/serving-*.yaml, one pack per site. It keeps
+
+- the mean TTFT, the mean TPOT, the output throughput, and the total throughput where a
+  source gives no output throughput (metrics: ttft_ms, tpot_ms, output_tps, total_tps);
+- rows whose engine, model and device have packs;
+
+and leaves out rows without prompt and output lengths (ShareGPT runs: the lengths are the
+dataset's, per request) and medians, p99s and request rates (the means say the same).
+What a kept row's source does not state of the scenario (the device's form factor, whether
+a throughput counts prompt tokens, the concurrency) goes to the row's `missing`, which
+`fitproof validate` scores apart.
+
+The mapping tables below are the reading of each page's own words (the note of every row
+quotes them); a row whose model, device or format is not in them is left out and counted.
+
+Run: python benchmarks/serving_rows.py [--check]   (--check: fail if the packs are stale)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESEARCH = ROOT / "docs" / "research"
+OUT = ROOT / "packs" / "measurements"
+
+METRICS = {"output_throughput_tps": "output_tps", "total_throughput_tps": "total_tps",
+           "mean_tpot_ms": "tpot_ms", "mean_ttft_ms": "ttft_ms"}
+
+# device names as the pages print them -> hardware pack, and what the name leaves open
+HARDWARE = {
+    "NVIDIA H100 SXM": ("h100-80gb-sxm", None),
+    "NVIDIA H100 (8xH100)": ("h100-80gb-sxm", "the H100's form factor (SXM or PCIe)"),
+    "NVIDIA H200 SXM": ("h200-141gb-sxm", None),
+    "NVIDIA H200": ("h200-141gb-sxm", "the H200's form factor (SXM or NVL)"),
+    "NVIDIA A100 SXM 80GB": ("a100-80gb-sxm", None),
+    "NVIDIA A100 SXM": ("a100-80gb-sxm", None),
+    "NVIDIA A100 80GB": ("a100-80gb-sxm", "the A100's form factor (SXM or PCIe)"),
+    "MI300X (192GB HBM3 750W)": ("mi300x", None),
+    "MI300X": ("mi300x", None),
+}
+
+# Hugging Face ids -> model pack of the same shapes
+MODELS = {
+    "openai/gpt-oss-20b": "gpt-oss-20b",
+    "openai/gpt-oss-120b": "gpt-oss-120b",
+    "deepseek-ai/DeepSeek-R1-0528": "deepseek-r1",
+    "Qwen/Qwen3-8B": "qwen3-8b",
+    "Qwen/Qwen3-14B": "qwen3-14b",
+    "Qwen/Qwen3-14B-AWQ": "qwen3-14b",
+    "Qwen/Qwen3-32B": "qwen3-32b",
+    "Qwen/Qwen3-32B-FP8": "qwen3-32b",
+    "Qwen/Qwen3-235B-A22B-Instruct-2507": "qwen3-235b-a22b",
+    "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8": "qwen3-235b-a22b",
+    "amd/Llama-3.1-70B-Instruct-FP8-KV": "llama-3.1-70b",
+    "amd/Llama-3.1-405B-Instruct-FP8-KV": "llama-3.1-405b",
+}
+
+# (model id, format as printed) -> (weight format pack entry, KV cache type)
+FORMATS = {
+    ("openai/gpt-oss-20b", "mxfp4"): ("MXFP4", "f16"),
+    ("openai/gpt-oss-120b", "mxfp4"): ("MXFP4", "f16"),
+    # the checkpoint's quantization_config: fp8 e4m3 with 128 x 128 block scales
+    ("deepseek-ai/DeepSeek-R1-0528", "fp8"): ("FP8-B128", "f16"),
+    ("Qwen/Qwen3-8B", "bf16"): ("BF16", "f16"),
+    ("Qwen/Qwen3-14B", "bf16"): ("BF16", "f16"),
+    ("Qwen/Qwen3-32B", "bf16"): ("BF16", "f16"),
+    ("Qwen/Qwen3-235B-A22B-Instruct-2507", "bf16"): ("BF16", "f16"),
+    # Qwen's FP8 checkpoints: "fine-grained fp8 quantization with a block size of 128"
+    ("Qwen/Qwen3-32B-FP8", "fp8"): ("FP8-B128", "f16"),
+    ("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "fp8"): ("FP8-B128", "f16"),
+    ("Qwen/Qwen3-14B-AWQ", "awq"): ("AWQ-INT4", "f16"),
+    # AMD's -FP8-KV checkpoints: per-tensor FP8 weights and an FP8 KV cache
+    ("amd/Llama-3.1-70B-Instruct-FP8-KV", "FP8 (FP8-KV checkpoint)"): ("FP8", "fp8"),
+    ("amd/Llama-3.1-405B-Instruct-FP8-KV", "FP8 (FP8-KV checkpoint)"): ("FP8", "fp8"),
+}
+
+ENGINES = {"vllm": "vllm", "sglang": "sglang"}
+
+# words of a row's note that say the engine did not run as released, at its defaults
+TUNED = ("not defaults", "--enforce-eager", "PR build")
+
+
+def pack_of(source: str) -> tuple[str, str]:
+    """The pack (id, name) a source's rows go to: one per site."""
+    if "gpustack/gpustack" in source:
+        return "serving-gpustack-performance-lab", "vLLM and SGLang on gpustack's performance-lab pages"
+    if "amd.com" in source:
+        return "serving-amd-rocm", "vLLM on MI300X, AMD's ROCm performance results"
+    if "SemiAnalysisAI/InferenceX" in source:
+        return "serving-inferencex", "SGLang and vLLM in InferenceX issues and changelog"
+    if "vllm-project/vllm" in source:
+        return "serving-vllm-threads", "vLLM bench serve output in vLLM issues and pull requests"
+    return "serving-other", "Serving benchmarks from other pages"
+
+
+def missing_of(raw: dict) -> list[str]:
+    """What the scenario needs that the row's source does not state."""
+    missing = []
+    if raw.get("engine_version") is None and raw.get("date") is None:
+        missing.append("the engine's version or date")
+    burst = raw.get("request_rate") == "inf" and raw.get("num_prompts")
+    if raw.get("concurrency") is None and not burst:
+        missing.append("the concurrency")
+    for note in raw.get("missing") or ():
+        if note.startswith("whether 'Throughput'"):
+            missing.append("whether the throughput counts prompt tokens")
+    hardware = HARDWARE.get(raw["hardware"])
+    if hardware and hardware[1]:
+        missing.append(hardware[1])
+    return missing
+
+
+def convert(raw: dict) -> tuple[dict | None, str]:
+    """The measurement row of ``raw``, or None and why it is left out."""
+    if raw["metric"] not in METRICS:
+        return None, "a median, p99 or request rate (the mean is kept)"
+    if raw["engine"] not in ENGINES:
+        return None, f"engine {raw['engine']} has no pack"
+    if raw["model"] not in MODELS:
+        return None, "model without a pack of its shapes"
+    if raw["hardware"] not in HARDWARE:
+        return None, "device without a pack"
+    if raw.get("isl") is None or raw.get("osl") is None:
+        return None, "no prompt and output lengths (a dataset's own)"
+    fmt = FORMATS.get((raw["model"], raw["dtype_or_quant"]))
+    if fmt is None:
+        return None, "format not mapped"
+    gpus = raw.get("tp") or raw.get("gpus") or 1
+    row: dict = {
+        "model": MODELS[raw["model"]], "hardware": HARDWARE[raw["hardware"]][0],
+        "quant": fmt[0], "engine": ENGINES[raw["engine"]], "metric": METRICS[raw["metric"]],
+        "value": raw["value"], "context": raw["isl"] + raw["osl"],
+        "prompt": raw["isl"], "generate": raw["osl"]}
+    if fmt[1] != "f16":
+        row["kv"] = fmt[1]
+    if gpus > 1:
+        row["gpus"] = gpus
+    if raw.get("concurrency") is not None:
+        row["concurrency"] = raw["concurrency"]
+    if raw.get("num_prompts"):
+        row["requests"] = raw["num_prompts"]
+    if raw.get("request_rate") is not None:
+        row["request_rate"] = raw["request_rate"]
+    for key in ("engine_version", "date"):
+        if raw.get(key):
+            row[key] = str(raw[key])
+    missing = missing_of(raw)
+    if missing:
+        row["missing"] = missing
+    if any(word in (raw.get("note") or "") for word in TUNED):
+        row["tuned"] = True
+    row["source"] = raw["source"]
+    row["quote"] = raw["quote"]
+    row["note"] = raw["note"]
+    return row, ""
+
+
+def rows_by_pack() -> tuple[dict[tuple[str, str], list[dict]], Counter]:
+    raws = [json.loads(line) for path in sorted(RESEARCH.glob("serving-rows-*.jsonl"))
+            for line in path.read_text("utf-8").splitlines() if line.strip()]
+    packs: dict[tuple[str, str], list[dict]] = {}
+    left_out: Counter = Counter()
+    seen = set()
+    for raw in raws:
+        row, why = convert(raw)
+        if row is None:
+            left_out[why] += 1
+            continue
+        # AMD's table is printed in several locales: one row per scenario and figure
+        key = tuple((k, json.dumps(v)) for k, v in row.items() if k not in ("source", "quote", "note"))
+        if key in seen:
+            left_out["the same figure on another locale's page"] += 1
+            continue
+        seen.add(key)
+        packs.setdefault(pack_of(raw["source"]), []).append(row)
+    # a total throughput beside an output throughput of the same run says nothing more
+    for rows in packs.values():
+        outputs = {_run(r) for r in rows if r["metric"] == "output_tps"}
+        kept = [r for r in rows if not (r["metric"] == "total_tps" and _run(r) in outputs)]
+        left_out["a total throughput beside the run's output throughput"] += len(rows) - len(kept)
+        rows[:] = kept
+    return packs, left_out
+
+
+def _run(row: dict) -> tuple:
+    return tuple((k, json.dumps(row.get(k))) for k in (
+        "model", "hardware", "quant", "engine", "prompt", "generate", "gpus", "concurrency",
+        "requests", "engine_version", "tuned", "source"))
+
+
+def render(pack_id: str, name: str, rows: list[dict], left_out: Counter) -> str:
+    sources = sorted({r["source"] for r in rows})
+    lines = [
+        "# written by benchmarks/serving_rows.py from docs/research/serving-rows-*.jsonl; do not edit by hand",
+        "kind: measurements", f"id: {pack_id}", f"name: {name}",
+        "description: >-",
+        "  Serving benchmarks at concurrency (vllm bench serve, SGLang bench_serving and the",
+        "  tables built on them), each row the mean TTFT, the mean TPOT or the throughput of",
+        "  one run, with the page, the printed line (quote) and what the page leaves out",
+        "  (missing, scored apart). A run without --max-concurrency sends every request at",
+        "  once (request_rate inf): the engine runs as many as it admits. Runs at settings",
+        "  other than the engine's defaults say tuned and are scored apart.",
+        "source:"] + [f"  - {json.dumps(s)}" for s in sources] + ["rows:"]
+    lines += [f"  - {json.dumps(r, ensure_ascii=False)}" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if the packs are stale")
+    args = parser.parse_args(argv)
+    packs, left_out = rows_by_pack()
+    stale = []
+    for (pack_id, name), rows in sorted(packs.items()):
+        text = render(pack_id, name, rows, left_out)
+        path = OUT / f"{pack_id}.yaml"
+        if args.check:
+            if not path.exists() or path.read_text("utf-8") != text:
+                stale.append(path.name)
+            continue
+        path.write_text(text, "utf-8")
+        print(f"{path.relative_to(ROOT)}: {len(rows)} rows")
+    for why, count in left_out.most_common():
+        print(f"left out {count:4d}: {why}")
+    if stale:
+        print("stale: " + ", ".join(stale) + " (run python benchmarks/serving_rows.py)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
