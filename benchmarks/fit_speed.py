@@ -91,7 +91,7 @@ COLUMNS = ("decode_weights_gib", "kv_read_gib", "kv_replication", "decode_bandwi
            "gpu_share", "layer_stages", "allreduce_s", "params_compute_per_token",
            "prefill_attention_flops", "prefill_expert_params", "prefill_peak_tflops", "pipeline_speedup",
            "tensor_parallel", "prefill_tflops", "host_layers_share", "host_decode_weights_gib",
-           "host_bandwidth_gbs", "decode_vector_batch")
+           "host_bandwidth_gbs", "decode_vector_batch", "decode_depth", "prompt")
 DECODE_KEYS = ("decode_bandwidth_efficiency", "kv_read_efficiency", "decode_token_overhead_s",
                "decode_layer_overhead_s")
 PREFILL_KEYS = ("prefill_compute_efficiency", "prefill_attention_efficiency")
@@ -115,6 +115,7 @@ class Rows:
         self.kernel = [item["kernel"] for item in items]
         self.memory = [item["memory"] for item in items]
         self.hardware = [item["hardware"] for item in items]
+        self.source = [item.get("source", "") for item in items]
 
     def subset(self, mask) -> "Rows":
         return Rows([item for item, keep in zip(self.items, mask) if keep])
@@ -147,7 +148,8 @@ def load(registry, apart: bool = False) -> dict[tuple[str, str], Rows]:
                     kernel=registry.quant_formats[scenario.quant][0].kernel or "float",
                     memory=registry.hardware[scenario.hardware].memory_family or "",
                     hardware=scenario.hardware, model=scenario.model, quant=scenario.quant,
-                    location=pack.pack.at("rows", index), metric=row.metric)
+                    location=pack.pack.at("rows", index), metric=row.metric,
+                    source=row.source.split("#")[0])
         groups[(scenario.engine, row.metric)].append(item)
     return {key: Rows(items) for key, items in groups.items()}
 
@@ -506,6 +508,21 @@ def folds(rows: Rows, repeat: int) -> np.ndarray:
     return np.array([fold_of[h] for h in rows.hardware])
 
 
+SOURCE_REPEATS = 5  # source splits the by-source cross-validation averages over
+
+
+def source_folds(rows: Rows, repeat: int) -> np.ndarray:
+    """Fold (0 or 1) of every row in source split ``repeat``: the pages the rows were
+    copied from, in an order drawn from a hash of (repeat, page), dealt alternately, so
+    rows of one page (which share its builds and settings) are never on both sides."""
+    def key(page: str) -> str:
+        return hashlib.sha256(f"{repeat}:{page}".encode()).hexdigest()
+
+    pages = sorted(set(rows.source), key=key)
+    fold_of = {page: i % 2 for i, page in enumerate(pages)}
+    return np.array([fold_of[p] for p in rows.source])
+
+
 def stats(ratios: np.ndarray) -> tuple[int, float, float, float] | None:
     """Row count, MAPE, median APE and median ratio (None for no ratio); ``ratios`` is one
     ratio per row, or one line of them per device split (then every split's ratios are
@@ -539,7 +556,17 @@ def groups_of(registry, rows: Rows) -> list[tuple[str, np.ndarray]]:
         groups.append((label, np.array([bool(test(i)) for i in range(rows.n)])))
     for backend in sorted(set(rows.backend)):
         groups.append((backend, np.array([b == backend for b in rows.backend])))
+    # the tokens already in the cache a decode step reads, or a prompt's length
+    depth = rows.decode_depth if rows.items and rows.items[0]["metric"] == "decode_tps" \
+        else rows.prompt
+    for label, low, high in DEPTH_BANDS:
+        groups.append((label, (depth > low) & (depth <= high)))
     return groups
+
+
+# depth bands the held-out error is reported for: (label, above, at most) tokens
+DEPTH_BANDS = (("depth<=4K", -1, 4096), ("depth4-16K", 4096, 16384),
+               ("depth>16K", 16384, math.inf))
 
 
 HEADER = ("metric       rows on       rows    MAPE  median APE  median pred/meas\n"
@@ -569,6 +596,29 @@ def cross_validate(data: dict[tuple[str, str], Rows], engine: str):
                 test = np.array([device_fold[h] == f for h in rows.hardware])
                 predicted = fit.predict(rows, metric)
                 held[metric][repeat, test] = (predicted / rows.value)[test]
+    return held
+
+
+def cross_validate_by_source(data: dict[tuple[str, str], Rows], engine: str):
+    """As cross_validate, the rows dealt by the page they were copied from instead of the
+    device (SOURCE_REPEATS splits): a page's rows share its builds and settings."""
+    prefill, decode = data.get((engine, "prefill_tps")), data.get((engine, "decode_tps"))
+    held = {metric: np.full((SOURCE_REPEATS, rows.n), np.nan)
+            for metric, rows in (("prefill_tps", prefill), ("decode_tps", decode)) if rows is not None}
+    for repeat in range(SOURCE_REPEATS):
+        page_fold: dict[str, int] = {}
+        for rows in (r for r in (prefill, decode) if r is not None):
+            for p, f in zip(rows.source, source_folds(rows, repeat)):
+                page_fold.setdefault(p, f)
+        for f in (0, 1):
+            train_p = prefill.subset([page_fold[p] != f for p in prefill.source]) if prefill else None
+            train_d = decode.subset([page_fold[p] != f for p in decode.source]) if decode else None
+            fit = Fit(train_p, train_d)
+            for metric, rows in (("prefill_tps", prefill), ("decode_tps", decode)):
+                if rows is None:
+                    continue
+                test = np.array([page_fold[p] == f for p in rows.source])
+                held[metric][repeat, test] = (fit.predict(rows, metric) / rows.value)[test]
     return held
 
 
@@ -748,7 +798,8 @@ def pack_block(engine: str, fit: Fit, data, held, bands, scores) -> str:
     lines.extend(["held_out_accuracy:", f"  profile: {PROFILE}",
                   f'  source: "python benchmarks/fit_speed.py: fitted on half the devices of each '
                   f'backend, scored on the other half and the other way round, {REPEATS} device '
-                  'splits pooled"', "  groups:"])
+                  f'splits pooled (groups by-source: the rows of half the pages, {SOURCE_REPEATS} '
+                  'splits)"', "  groups:"])
     for metric, group, (count, mape, median, ratio) in scores:
         lines.append(f"    - {{metric: {metric}, group: {group}, rows: {count}, "
                      f"mape: {significant(mape)}, median_ape: {significant(median)}, "
@@ -826,6 +877,14 @@ def main(argv=None) -> int:
                     medians = np.nanmedian(ratios, axis=0)
                 for item, ratio in zip(rows.items, medians):
                     print(f"      {ratio:6.2f}  {item['model']} {item['quant']} on {item['hardware']}  {item['location']}")
+        by_source = cross_validate_by_source(data, engine)
+        print(f"\nHeld out by source: fitted on the rows of half the pages, scored on the "
+              f"other half, and the other way round; {SOURCE_REPEATS} such splits, pooled")
+        print(HEADER)
+        for metric, ratios in sorted(by_source.items()):
+            for label, mask in groups_of(registry, rows_by_metric[metric]):
+                if mask.any():
+                    print(f"{metric:11s}  {label:10s}  {summary(ratios[:, mask])}")
         fit = fits[engine] = Fit(rows_by_metric.get("prefill_tps"), rows_by_metric.get("decode_tps"))
         print("\nFitted on every row (the shipped constants; fitproof validate shows the same)")
         print(HEADER)
@@ -836,7 +895,9 @@ def main(argv=None) -> int:
                 print(f"Scored apart with these constants (never fitted on): {rows.n} {metric} rows "
                       f"of {IDENTICAL_MOE_BATCH}\n{HEADER}\n"
                       f"{metric:11s}  {'apart':10s}  {summary(fit.predict(rows, metric) / rows.value)}")
-        scores = [(metric, label, scored) for metric, ratios in sorted(held.items())
+        scores = [(metric, prefix + label, scored)
+                  for prefix, ratios_of in (("", held), ("by-source:", by_source))
+                  for metric, ratios in sorted(ratios_of.items())
                   for label, mask in groups_of(registry, rows_by_metric[metric])
                   if (scored := stats(ratios[:, mask])) is not None]
         blocks[engine] = pack_block(engine, fit, {k: v for k, v in data.items() if k[0] == engine},
@@ -926,6 +987,8 @@ def check(data, fits: dict[str, Fit]) -> int:
             by_location[item["location"]] = value
     for i, (pack, index, row) in enumerate(entries):
         expected = by_location.get(pack.pack.at("rows", index))
+        if row.metric not in packs:  # a serving metric: benchmarks/fit_serving.py checks it
+            continue
         got = packs[row.metric][i]
         if expected is None or got is None or not math.isfinite(expected):
             continue

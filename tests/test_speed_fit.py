@@ -56,6 +56,20 @@ def test_held_out_errors_do_not_regress(printed):
     assert mape <= 15.5 and median <= 11.0
 
 
+def test_held_out_errors_are_given_by_depth_and_by_source(printed):
+    # issue 32: held out by device and by source, at every depth band; the figures of the
+    # shipped fit, rounded up, so that a change that makes them worse fails here
+    by_source = printed.split("Held out by source")[1].split("Fitted on every row")[0]
+    for band in ("depth<=4K", "depth4-16K", "depth>16K"):
+        assert held_out(printed, "decode_tps", band)[0] <= 14.0, band
+        assert held_out(by_source, "decode_tps", band)[0] <= 18.0, band
+    assert held_out(by_source, "decode_tps", "all") <= (17.0, 10.0)
+    assert held_out(by_source, "decode_tps", "moe")[0] <= 11.0
+    registry = fitproof.load_registry(plugins=False)
+    groups = {g.group for g in registry.engines["llama.cpp"].held_out_accuracy.groups}
+    assert {"depth>16K", "by-source:all", "by-source:depth>16K"} <= groups
+
+
 def test_held_out_decode_and_prefill_errors_meet_the_targets(printed):
     # issue 9: decode MAPE <= 18 % and median APE <= 12 %, prefill median APE <= 25 %, on
     # devices the constants were not fitted on
