@@ -337,6 +337,14 @@ def block(engine: str, rows: Rows, layout: Layout, theta: np.ndarray, r: np.ndar
         lines += [f"  {kernel}:", f"    value: {significant(factors[kernel])}",
                   f"    source: \"{source}\"", f"    note: \"{why}; {note}\"",
                   "    approximate: true"]
+    output = np.array([m == "output_tps" for m in rows.metric]) & np.isfinite(by_device)
+    measured_over_predicted = 1 / by_device[output]
+    for edge, q in (("low", 10), ("high", 90)):
+        lines += [f"output_band_{edge}:",
+                  f"  value: {significant(float(np.percentile(measured_over_predicted, q)), 3)}",
+                  f"  source: \"fit: python benchmarks/fit_serving.py, the {q}th percentile of "
+                  f"measured / predicted over {int(output.sum())} output_tps rows of {engine} held "
+                  "out by device\"", "  approximate: true"]
     lines += ["held_out_accuracy:", f"  profile: {PROFILE}",
               "  source: \"python benchmarks/fit_serving.py: fitted without each row's device "
               "(group by-device) or without each row's page (group by-source)\"",

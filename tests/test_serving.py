@@ -231,3 +231,15 @@ def test_a_bad_duration_is_one_line(capsys):
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith("fitproof solve: error: argument --tpot: expected a duration such "
                           "as 50ms or 1s, got 'fast'")
+
+
+def test_the_output_band_is_the_held_out_spread_of_the_engines_rows(measured):
+    vllm = measured.engines["vllm"]
+    assert vllm.output_band_low.value < 1 < vllm.output_band_high.value
+    assert "held out by device" in vllm.output_band_low.source[0]
+    at = estimate(measured, batch=64, prompt=1024, generate=512)
+    assert at.value("output_tps_low") == pytest.approx(
+        at.value("output_tps") * vllm.output_band_low.value)
+    # llama.cpp has no serving rows: no band, rather than one borrowed from another engine
+    llama = estimate(measured, engine="llama.cpp", quant="Q4_K_M", batch=4)
+    assert llama.value("output_tps") is not None and llama.value("output_tps_low") is None

@@ -120,7 +120,7 @@ def _speed_and_cost(result: EstimateView) -> list[str]:
         burst = inputs.get("arrival") == 1
         load = (f"a burst of {batch:,}" if burst else
                 f"{batch:,} request{'s' if batch != 1 else ''} in flight")
-        lines += [f"    Output                    {_q(result, 'output_tps', 'tok/s', '~')} with "
+        lines += [f"    Output                    {_banded(result, 'output_tps', 'tok/s')} with "
                   f"{load}, {_q(result, 'tpot_ms', 'ms', '~')} per token after the first"]
     lines += ["", "  Cost"]
     return lines + _cost_lines(result)

@@ -115,6 +115,8 @@ class EngineSpec:
     prefill_expert_efficiency: Figure | None = None
     sequence_overhead_s: Figure | None = None
     request_overhead_s: Figure | None = None
+    output_band_low: Figure | None = None
+    output_band_high: Figure | None = None
     batch_tokens: Figure | None = None
     pipeline_copies: Figure | None = None
     decode_vector_batch_max: Figure | None = None
