@@ -577,47 +577,36 @@ def cross_validate(data: dict[tuple[str, str], Rows], engine: str):
     """Held-out predicted / measured ratios per metric, one line of them per device split
     (REPEATS lines): in each split every row is predicted by constants fitted without its
     device."""
-    prefill, decode = data.get((engine, "prefill_tps")), data.get((engine, "decode_tps"))
-    held = {metric: np.full((REPEATS, rows.n), np.nan)
-            for metric, rows in (("prefill_tps", prefill), ("decode_tps", decode)) if rows is not None}
-    for repeat in range(REPEATS):
-        # one device split for both metrics: a device's fold is the same in prefill and decode
-        device_fold: dict[str, int] = {}
-        for rows in (r for r in (prefill, decode) if r is not None):
-            for h, f in zip(rows.hardware, folds(rows, repeat)):
-                device_fold.setdefault(h, f)
-        for f in (0, 1):
-            train_p = prefill.subset([device_fold[h] != f for h in prefill.hardware]) if prefill else None
-            train_d = decode.subset([device_fold[h] != f for h in decode.hardware]) if decode else None
-            fit = Fit(train_p, train_d)
-            for metric, rows in (("prefill_tps", prefill), ("decode_tps", decode)):
-                if rows is None:
-                    continue
-                test = np.array([device_fold[h] == f for h in rows.hardware])
-                predicted = fit.predict(rows, metric)
-                held[metric][repeat, test] = (predicted / rows.value)[test]
-    return held
+    return _held_out(data, engine, REPEATS, folds, "hardware")
 
 
 def cross_validate_by_source(data: dict[tuple[str, str], Rows], engine: str):
     """As cross_validate, the rows dealt by the page they were copied from instead of the
     device (SOURCE_REPEATS splits): a page's rows share its builds and settings."""
+    return _held_out(data, engine, SOURCE_REPEATS, source_folds, "source")
+
+
+def _held_out(data: dict[tuple[str, str], Rows], engine: str, repeats: int, fold_rows,
+              unit: str):
+    """Ratios of rows predicted without their ``unit`` (a row attribute: hardware or
+    source), ``repeats`` two-fold splits drawn by ``fold_rows``; one split serves both
+    metrics, so a device (or page) is in the same fold in prefill and decode."""
     prefill, decode = data.get((engine, "prefill_tps")), data.get((engine, "decode_tps"))
-    held = {metric: np.full((SOURCE_REPEATS, rows.n), np.nan)
+    held = {metric: np.full((repeats, rows.n), np.nan)
             for metric, rows in (("prefill_tps", prefill), ("decode_tps", decode)) if rows is not None}
-    for repeat in range(SOURCE_REPEATS):
-        page_fold: dict[str, int] = {}
+    for repeat in range(repeats):
+        fold_of: dict[str, int] = {}
         for rows in (r for r in (prefill, decode) if r is not None):
-            for p, f in zip(rows.source, source_folds(rows, repeat)):
-                page_fold.setdefault(p, f)
+            for u, f in zip(getattr(rows, unit), fold_rows(rows, repeat)):
+                fold_of.setdefault(u, f)
         for f in (0, 1):
-            train_p = prefill.subset([page_fold[p] != f for p in prefill.source]) if prefill else None
-            train_d = decode.subset([page_fold[p] != f for p in decode.source]) if decode else None
+            train_p = prefill.subset([fold_of[u] != f for u in getattr(prefill, unit)]) if prefill else None
+            train_d = decode.subset([fold_of[u] != f for u in getattr(decode, unit)]) if decode else None
             fit = Fit(train_p, train_d)
             for metric, rows in (("prefill_tps", prefill), ("decode_tps", decode)):
                 if rows is None:
                     continue
-                test = np.array([page_fold[p] == f for p in rows.source])
+                test = np.array([fold_of[u] == f for u in getattr(rows, unit)])
                 held[metric][repeat, test] = (fit.predict(rows, metric) / rows.value)[test]
     return held
 
