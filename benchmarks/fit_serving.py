@@ -284,9 +284,12 @@ def significant(value: float, digits: int = 4) -> float:
     return float(f"{value:.{digits}g}")
 
 
-KEYED = {"decode_bandwidth_efficiency", "kv_read_efficiency", "decode_token_overhead_s",
-         "decode_layer_overhead_s", "decode_moe_layer_overhead_s", "prefill_compute_efficiency",
-         "prefill_attention_efficiency"}  # keyed by backend in the engine schema
+def keyed_fields() -> set[str]:
+    """The engine fields the schema keys by backend (or another key): written as maps."""
+    from fitproof.validation import load_schema
+
+    return {name for name, field in load_schema("engine")["properties"].items()
+            if "x-keyed-by" in field}
 
 
 def scores(rows: Rows, r: np.ndarray, group: str) -> list[str]:
@@ -316,6 +319,7 @@ def block(engine: str, rows: Rows, layout: Layout, theta: np.ndarray, r: np.ndar
               f"{pages} pages)")
     note = (f"RMS log residual {rms:.3f} over those rows; fitted on {layout.backend} devices "
             "and used on every backend, for want of rows elsewhere")
+    keyed = keyed_fields()
     lines = [BLOCK_BEGIN + ": written by `python benchmarks/fit_serving.py --write`; "
              "do not edit by hand"]
     for i, (key, _, prior) in enumerate(SCALARS):
@@ -323,7 +327,7 @@ def block(engine: str, rows: Rows, layout: Layout, theta: np.ndarray, r: np.ndar
         why = note if not prior else f"{note}; pulled towards {DONOR}'s figure (PRIOR_LOG_SD)"
         figure = [f"value: {value}", f"source: \"{source}\"", f"note: \"{why}\"",
                   "approximate: true"]
-        if key in KEYED:
+        if key in keyed:
             lines += [f"{key}:", "  default:"] + [f"    {line}" for line in figure]
         else:
             lines += [f"{key}:"] + [f"  {line}" for line in figure]

@@ -258,10 +258,11 @@ def _hardware_answer(registry: Registry, question: Question, base: Scenario,
 
 
 def _over_answer(registry: Registry, question: Question, base: Scenario
-                 ) -> tuple[Scenario, Binding, int, list[str]]:
+                 ) -> tuple[Scenario, float, Binding, int, list[str]]:
     """An input question with ``over``: the input searched at each value of ``over`` in
     ``counts``, and the answer with the least ``minimize``. The binding is what stops the
-    input at the winning value; the notes say how every value of ``over`` fared."""
+    input at the winning value; the notes say how every value of ``over`` fared. Returns
+    the answer's scenario and its ``minimize`` value."""
     d = question.definition
     assert d.over is not None and d.minimize is not None and d.input is not None
     found: list[tuple[float, int, Scenario, Binding]] = []
@@ -286,7 +287,7 @@ def _over_answer(registry: Registry, question: Question, base: Scenario
         raise InputError(f"no {d.over} of {', '.join(map(str, d.counts))} satisfies "
                          f"{', '.join(d.holds)} for this scenario: " + "; ".join(notes))
     value, count, scenario, binding = min(found, key=lambda f: (f[0], f[1]))
-    return scenario, binding, evaluated, notes
+    return scenario, value, binding, evaluated, notes
 
 
 def _searched(question: Question) -> tuple[str, ...]:
@@ -327,10 +328,8 @@ def solve(registry: Registry, name: str, base: Scenario, *, given: Collection[st
             raise InputError(f"{name} needs the scenario input "
                              + ", ".join(f"{n} ({registry.graph.inputs[n].definition.description})"
                                          for n in missing))
-        scenario, binding, evaluated, notes = _over_answer(registry, question, base)
+        scenario, minimized, binding, evaluated, notes = _over_answer(registry, question, base)
         assert d.minimize is not None
-        minimized = Estimate(registry, scenario).value(d.minimize)
-        assert minimized is not None
         value = int(minimized) if float(minimized).is_integer() else minimized
         unit = registry.graph.formulas[d.minimize].definition.unit
         return SolveView(name, d.description, question.at(), scenario, value, unit, binding,
