@@ -6,7 +6,7 @@ answers of O tokens with R requests running at once (the concurrency, capped by 
 cache and the engine's max_num_seqs):
 
     prompt token   p = 2 x (dense + routed-expert parameters / epsilon) / (F mu psi_k)
-                       + attention FLOPs / (F alpha)                 (one device)
+                       + attention FLOPs / (F alpha) + 2 x parameters / C   (one device)
     decode step    memory = weight bytes / (eta phi_k rho_m BW) + KV bytes / (kappa rho_m BW)
                    compute = R x p / TP
                    extra = all-reduce + t0 + tau x layers + sigma x MoE layers
@@ -22,7 +22,7 @@ factors, are llama.cpp's, which the rows here, all on HBM, cannot separate). Thi
 
 1. evaluates every serving row of packs/measurements/ (and the engine's single-stream rows)
    with fitproof, for everything but the constants;
-2. fits eta, kappa, t0, tau, sigma, mu, alpha, epsilon and psi_k (kernel families with at
+2. fits eta, kappa, t0, tau, sigma, mu, alpha, epsilon, C (the prompt rate's ceiling) and psi_k (kernel families with at
    least MIN_KERNEL_ROWS rows; the others get their row-weighted geometric mean) of each
    engine by robust least squares on log(predicted / measured), the engines' rows pooled
    with a factor per engine on t0 and mu where an engine has rows on two devices;
@@ -74,6 +74,7 @@ SCALARS = (("decode_bandwidth_efficiency", True, True), ("kv_read_efficiency", T
            ("decode_token_overhead_s", False, True), ("decode_layer_overhead_s", False, True),
            ("decode_moe_layer_overhead_s", False, True), ("prefill_compute_efficiency", True, True),
            ("prefill_attention_efficiency", True, True), ("prefill_expert_efficiency", True, True),
+           ("prefill_ceiling_tflops", False, True),
            ("sequence_overhead_s", False, False), ("request_overhead_s", False, False))
 DONOR = "llama.cpp"  # the engine whose figures, fitted on its many rows, the prior pulls towards
 # where the terms no other engine has start (they have no prior: the rows decide them)
@@ -180,7 +181,8 @@ def predict(rows: Rows, c: dict[str, np.ndarray]) -> np.ndarray:
     params = (rows.params_compute_per_token - rows.prefill_expert_params
               + rows.prefill_expert_params / c["prefill_expert_efficiency"])
     token_s = (2 * params / (peak * c["prefill_compute_efficiency"] * c[KERNEL_KEY])
-               + rows.prefill_attention_flops / (peak * c["prefill_attention_efficiency"]))
+               + rows.prefill_attention_flops / (peak * c["prefill_attention_efficiency"])
+               + 2 * rows.params_compute_per_token / (c["prefill_ceiling_tflops"] * 1e12))
     prefill_tps = rows.tensor_parallel * rows.pipeline_speedup / token_s
     bandwidth = rows.decode_bandwidth_gbs * 1e9 * rows.decode_memory_factor
     memory = (rows.decode_weights_gib * 2**30

@@ -94,7 +94,8 @@ COLUMNS = ("decode_weights_gib", "kv_read_gib", "kv_replication", "decode_bandwi
            "host_bandwidth_gbs", "decode_vector_batch", "decode_depth", "prompt")
 DECODE_KEYS = ("decode_bandwidth_efficiency", "kv_read_efficiency", "decode_token_overhead_s",
                "decode_layer_overhead_s")
-PREFILL_KEYS = ("prefill_compute_efficiency", "prefill_attention_efficiency")
+PREFILL_KEYS = ("prefill_compute_efficiency", "prefill_attention_efficiency", "prefill_ceiling_tflops",
+                "prefill_expert_efficiency")
 OPS = "decode_ops_per_weight"  # keyed by the backends whose rows have a shader rate
 MOE = "decode_moe_layer_overhead_s"  # keyed by the backends whose rows run a mixture of experts
 # the rows each such term informs, and how a figure's source names them
@@ -271,7 +272,7 @@ class Layout:
 
 
 PREFILL_CONSTANTS = ("prefill_compute_efficiency", "prefill_attention_efficiency",
-                     "prefill_kernel_factor", "prefill_expert_efficiency")
+                     "prefill_kernel_factor", "prefill_expert_efficiency", "prefill_ceiling_tflops")
 DECODE_CONSTANTS = ("decode_bandwidth_efficiency", "decode_kernel_factor", "decode_memory_factor",
                     "kv_read_efficiency",
                     "decode_token_overhead_s", "decode_layer_overhead_s", "layer_split_hop_s",
@@ -285,7 +286,8 @@ def prefill_token_s(r: Rows, c: dict[str, np.ndarray]) -> np.ndarray:
     params = (r.params_compute_per_token - r.prefill_expert_params
               + r.prefill_expert_params / c["prefill_expert_efficiency"])
     return (2 * params / (peak * c["prefill_compute_efficiency"] * c["prefill_kernel_factor"])
-            + r.prefill_attention_flops / (peak * c["prefill_attention_efficiency"]))
+            + r.prefill_attention_flops / (peak * c["prefill_attention_efficiency"])
+            + 2 * r.params_compute_per_token / (c["prefill_ceiling_tflops"] * 1e12))
 
 
 def prefill_rate(r: Rows, c: dict[str, np.ndarray]) -> np.ndarray:
@@ -328,7 +330,8 @@ def predict_decode(layout: Layout, theta: np.ndarray, prefill_tflops: np.ndarray
 
 
 PREFILL_START = {"prefill_compute_efficiency": 0.5, "prefill_attention_efficiency": 0.2,
-                 "prefill_kernel_factor": 0.8, "prefill_expert_efficiency": 0.99}
+                 "prefill_kernel_factor": 0.8, "prefill_expert_efficiency": 0.99,
+                 "prefill_ceiling_tflops": 300.0}
 DECODE_START = {"decode_bandwidth_efficiency": 0.7, "kv_read_efficiency": 0.5,
                 "decode_token_overhead_s": 1e-3, "decode_kernel_factor": 1.0,
                 "decode_memory_factor": 0.9,
@@ -340,6 +343,8 @@ SHARES = {"decode_bandwidth_efficiency", "decode_kernel_factor", "kv_read_effici
           "decode_memory_factor",
           "prefill_compute_efficiency", "prefill_kernel_factor", "prefill_attention_efficiency",
           "prefill_expert_efficiency"}
+# rates no faster device passes: tied to the pooled figure as the shares are
+CEILINGS = {"prefill_ceiling_tflops"}
 # efficiency x kernel factor: the split between the two is free, so the best-measured
 # family's factor is set to 1 after the fit
 PAIRS = {"decode_kernel_factor": "decode_bandwidth_efficiency",
@@ -348,7 +353,7 @@ PAIRS = {"decode_kernel_factor": "decode_bandwidth_efficiency",
 
 def neutral(key: str) -> float:
     """The value of a term no row informs: a share of 1, an overhead of 0."""
-    return 1.0 if key in SHARES else 0.0
+    return 1.0 if key in SHARES else math.inf if key in CEILINGS else 0.0
 
 
 def prior_residuals(deviation: np.ndarray) -> np.ndarray:
@@ -368,7 +373,7 @@ def _fit(layout: Layout, start: dict[str, float], predict) -> np.ndarray:
     # the prior: each backend's share against the pooled one ('default'); an overhead, which
     # is near 0 for most backends, is left free
     tied = [(i, layout.index[(key, "default")]) for (key, backend), i in layout.index.items()
-            if key in layout.keys and key in SHARES and backend != "default"
+            if key in layout.keys and key in SHARES | CEILINGS and backend != "default"
             and (key, "default") in layout.index]
     own = np.array([i for i, _ in tied], dtype=int)
     pooled = np.array([j for _, j in tied], dtype=int)
@@ -384,7 +389,7 @@ def _fit(layout: Layout, start: dict[str, float], predict) -> np.ndarray:
     pooled_rows = mask & np.array([b == "default" for b in layout.backend_of])
     if not pooled_rows.any():
         for key in layout.keys:
-            if key not in SHARES and (key, "default") in layout.index:
+            if key not in SHARES | CEILINGS and (key, "default") in layout.index:
                 pooled = layout.mean(theta, key, (b for b, use in zip(layout.backend_of, mask)
                                                   if use))
                 if pooled is not None:
@@ -407,8 +412,7 @@ class Fit:
         if prefill is not None and prefill.n:
             prefill = prefill.subset(np.isfinite(prefill.prefill_peak_tflops))
         if prefill is not None and prefill.n:
-            shared = ("prefill_expert_efficiency",) if np.any(prefill.prefill_expert_params > 0) else ()
-            self.prefill = Layout(prefill, PREFILL_KEYS, "prefill_kernel_factor", shared)
+            self.prefill = Layout(prefill, PREFILL_KEYS, "prefill_kernel_factor", ())
             self.prefill_theta = _fit(self.prefill, PREFILL_START, predict_prefill)
         if decode is not None and decode.n:
             decode = decode.subset(decode.gpu_share >= 1)
@@ -750,6 +754,8 @@ def pack_block(engine: str, fit: Fit, data, held, bands, scores) -> str:
         keyed("prefill_compute_efficiency", fit.prefill, fit.prefill_theta, "prefill_tps", "backend")
         keyed("prefill_kernel_factor", fit.prefill, fit.prefill_theta, "prefill_tps", "kernel")
         keyed("prefill_attention_efficiency", fit.prefill, fit.prefill_theta, "prefill_tps", "backend")
+        keyed("prefill_expert_efficiency", fit.prefill, fit.prefill_theta, "prefill_tps", "backend")
+        keyed("prefill_ceiling_tflops", fit.prefill, fit.prefill_theta, "prefill_tps", "backend")
     if fit.decode is not None:
         keyed("decode_bandwidth_efficiency", fit.decode, fit.decode_theta, "decode_tps", "backend")
         keyed("decode_kernel_factor", fit.decode, fit.decode_theta, "decode_tps", "kernel")

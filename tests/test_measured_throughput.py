@@ -261,8 +261,24 @@ def test_prefill_is_flops_over_achieved_compute(measured):
     # attention over half the prompt: 4 FLOP x 32 heads x 128 x 32 layers per cached token
     attention = 4 * 32 * 128 * 32 * 1024
     assert result.value("prefill_attention_flops") == pytest.approx(attention)
-    token = 2 * 7504924672 / (peak * mu * psi) + attention / (peak * alpha)
+    ceiling = engine_figure(measured, "llama.cpp", "prefill_ceiling_tflops", "cuda") * 1e12
+    token = (2 * 7504924672 / (peak * mu * psi) + attention / (peak * alpha)
+             + 2 * 7504924672 / ceiling)
     assert result.value("prefill_tps") == pytest.approx(1 / token)
+
+
+def test_a_faster_tensor_peak_approaches_the_backends_ceiling(measured):
+    # the H100 PCIe has 2.3x the RTX 4090's INT8 peak; its prompt rate grows by less, and no
+    # device's achieved compute passes the ceiling (the part a faster tensor unit does not
+    # shorten)
+    ceiling = engine_figure(measured, "llama.cpp", "prefill_ceiling_tflops", "cuda")
+    rates = {}
+    for device in ("rtx-4090", "h100-80gb-pcie"):
+        result = estimate(measured, "llama-3.1-8b", device, quant="Q4_K_M", prompt=512)
+        rates[device] = result.value("prefill_tps")
+        assert result.value("prefill_tflops") < ceiling
+    peaks = 1513 / 660.6
+    assert 1 < rates["h100-80gb-pcie"] / rates["rtx-4090"] < peaks
 
 
 # -- several devices -------------------------------------------------------------------------

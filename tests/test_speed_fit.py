@@ -84,6 +84,7 @@ def test_every_fitted_figure_says_which_rows_fitted_it():
     engine = registry.engines["llama.cpp"]
     for field in ("decode_bandwidth_efficiency", "kv_read_efficiency", "decode_token_overhead_s",
                   "prefill_compute_efficiency", "prefill_attention_efficiency",
+                  "prefill_expert_efficiency", "prefill_ceiling_tflops",
                   "decode_band_low", "decode_band_high"):
         for key, figure in getattr(engine, field).items():
             assert figure.approximate, (field, key)

@@ -112,7 +112,8 @@ class EngineSpec:
     prefill_compute_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
     prefill_kernel_factor: Mapping[str, Figure] = attrs.field(factory=dict)
     prefill_attention_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
-    prefill_expert_efficiency: Figure | None = None
+    prefill_expert_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
+    prefill_ceiling_tflops: Mapping[str, Figure] = attrs.field(factory=dict)
     sequence_overhead_s: Figure | None = None
     request_overhead_s: Figure | None = None
     output_band_low: Figure | None = None
