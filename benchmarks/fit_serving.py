@@ -24,8 +24,9 @@ factors, are llama.cpp's, which the rows here, all on HBM, cannot separate). Thi
    with fitproof, for everything but the constants;
 2. fits eta, kappa, t0, tau, sigma, mu, alpha, epsilon, C (the prompt rate's ceiling) and psi_k (kernel families with at
    least MIN_KERNEL_ROWS rows; the others get their row-weighted geometric mean) of each
-   engine by robust least squares on log(predicted / measured), the engines' rows pooled
-   with a factor per engine on t0 and mu where an engine has rows on two devices;
+   engine with rows on MIN_DEVICES devices, by robust least squares on log(predicted /
+   measured); an engine with rows on fewer borrows SERVING_DONOR's figures and its rows
+   score them, as rows of an engine the figures were not fitted on;
 3. cross-validates twice: leaving out each device, and leaving out each source (a page and
    its rows share their quirks);
 4. with --write, writes the constants fitted on every row into the serving block of each
@@ -62,6 +63,11 @@ ENGINES = ("vllm", "sglang")
 SERVING = ("output_tps", "total_tps", "tpot_ms", "ttft_ms")
 METRICS = SERVING + ("decode_tps", "prefill_tps")
 MIN_KERNEL_ROWS = 8
+# an engine fits constants of its own on rows from this many devices: on two, each
+# held-out fit sees a single device, whose overheads and prompt rates trade freely against
+# each other (SGLang's rows on B200 and MI300X alone put its prompt ceiling at 44 TFLOP/s,
+# a fifth of vLLM's); with fewer, it is scored with SERVING_DONOR's figures
+MIN_DEVICES = 3
 LOSS_SCALE = 0.1
 COLUMNS = ("decode_weights_gib", "kv_read_gib", "kv_replication", "decode_bandwidth_gbs",
            "decode_memory_factor", "allreduce_s", "params_compute_per_token",
@@ -368,10 +374,11 @@ def borrowed(text: str, engine: str) -> str:
     are, without its held-out scores (which are of its rows)."""
     text = text.split("held_out_accuracy:")[0] + BLOCK_END + "\n"
     text = re.sub(r'source: "[^"]*"', f'source: "too few serving rows of {engine} in '
-                  f'packs/measurements/ for a fit of its own (rows on two devices): the figure '
-                  f'fitted for {SERVING_DONOR} (benchmarks/fit_serving.py) stands in"', text)
+                  f'packs/measurements/ for a fit of its own (a fit needs rows on '
+                  f'{MIN_DEVICES} devices): the figure fitted for {SERVING_DONOR} '
+                  '(benchmarks/fit_serving.py) stands in"', text)
     return re.sub(r'note: "[^"]*"', 'note: "an assumption until rows of '
-                  f'{engine} on two devices are added and refitted: both batch requests '
+                  f'{engine} on {MIN_DEVICES} devices are added and refitted: both batch requests '
                   'continuously with chunked prefill on the same devices\' kernels"', text)
 
 
@@ -409,7 +416,8 @@ def check_formulas(data: dict[str, Rows], fits: dict[str, tuple[Layout, np.ndarr
     values = {m: batch.values(m) for m in METRICS}
     expected = {}
     for engine, rows in data.items():
-        layout, theta = fits[engine]
+        # an engine without a fit of its own is predicted with the figures it borrows
+        layout, theta = fits.get(engine, fits[SERVING_DONOR])
         for item, value in zip(rows.items, predict(rows, layout.constants(theta, rows))):
             expected[item["location"]] = value
     worst = 0.0
@@ -435,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     fits, stale, blocks = {}, [], {}
     for engine in sorted(data):
         rows = data[engine]
-        if len(set(rows.hardware)) < 2:
+        if len(set(rows.hardware)) < MIN_DEVICES:
             continue
         layout, theta = fits[engine] = fit(rows, registry)
         in_sample = ratios(rows, layout, theta)
@@ -459,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"O{item['generate']:.0f} R{item['running_sequences']:.0f}  {item['location']}")
         blocks[engine] = block(engine, rows, layout, theta, in_sample, by_device, by_source)
         print()
-    # the serving engines without rows on two devices borrow the fitted engine's figures,
+    # the serving engines without rows on MIN_DEVICES devices borrow the fitted engine's figures,
     # and fitproof validate scores them on their own rows
     for engine in ENGINES:
         if engine in blocks or engine not in registry.engines or SERVING_DONOR not in blocks:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -48,6 +49,13 @@ HARDWARE = {
     "NVIDIA A100 80GB": ("a100-80gb-sxm", "the A100's form factor (SXM or PCIe)"),
     "MI300X (192GB HBM3 750W)": ("mi300x", None),
     "MI300X": ("mi300x", None),
+    "AMD MI300X": ("mi300x", None),
+    # the SGLang cookbook's "NVIDIA B200 GPU (8x)": an eight-GPU HGX B200 board, whose
+    # B200s are the 180 GB part (the GB200's are in fours, per Grace CPU)
+    "NVIDIA B200": ("b200-180gb", None),
+    "NVIDIA A100": ("a100-80gb-sxm", "the A100's memory size and form factor"),
+    "MI355": ("mi355x", None),
+    "RTX 5090": ("rtx-5090", None),
 }
 
 # Hugging Face ids -> model pack of the same shapes
@@ -64,6 +72,13 @@ MODELS = {
     "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8": "qwen3-235b-a22b",
     "amd/Llama-3.1-70B-Instruct-FP8-KV": "llama-3.1-70b",
     "amd/Llama-3.1-405B-Instruct-FP8-KV": "llama-3.1-405b",
+    "amd/Llama-3.3-70B-Instruct-FP8-KV": "llama-3.3-70b-instruct",
+    "meta-llama/Llama-3.1-70B": "llama-3.1-70b",
+    "meta-llama/Llama-4-Scout-17B-16E-Instruct": "llama-4-scout-17b-16e-instruct",
+    "meta-llama/Llama-4-Maverick-17B-128E-Instruct": "llama-4-maverick-17b-128e-instruct",
+    "deepseek-ai/DeepSeek-R1": "deepseek-r1",
+    "deepseek-ai/DeepSeek-V3-0324": "deepseek-v3",
+    "Qwen/Qwen3-4B": "qwen3-4b",
 }
 
 # (model id, format as printed) -> (weight format pack entry, KV cache type)
@@ -83,12 +98,27 @@ FORMATS = {
     # AMD's -FP8-KV checkpoints: per-tensor FP8 weights and an FP8 KV cache
     ("amd/Llama-3.1-70B-Instruct-FP8-KV", "FP8 (FP8-KV checkpoint)"): ("FP8", "fp8"),
     ("amd/Llama-3.1-405B-Instruct-FP8-KV", "FP8 (FP8-KV checkpoint)"): ("FP8", "fp8"),
+    ("amd/Llama-3.1-405B-Instruct-FP8-KV", "fp8"): ("FP8", "fp8"),
+    ("amd/Llama-3.3-70B-Instruct-FP8-KV", "fp8"): ("FP8", "fp8"),
+    ("meta-llama/Llama-3.1-70B", "bf16"): ("BF16", "f16"),
+    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "bf16"): ("BF16", "f16"),
+    ("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "bf16"): ("BF16", "f16"),
+    # DeepSeek's checkpoints: fp8 e4m3 with 128 x 128 block scales, as R1-0528's
+    ("deepseek-ai/DeepSeek-R1", "fp8"): ("FP8-B128", "f16"),
+    ("deepseek-ai/DeepSeek-V3-0324", "fp8"): ("FP8-B128", "f16"),
+    ("Qwen/Qwen3-4B", "bf16"): ("BF16", "f16"),
 }
 
 ENGINES = {"vllm": "vllm", "sglang": "sglang"}
 
 # words of a row's note that say the engine did not run as released, at its defaults
-TUNED = ("not defaults", "--enforce-eager", "PR build")
+TUNED = ("not defaults", "--enforce-eager", "PR build",
+         # AMD's AITER kernels, switched on by environment, not by vLLM's defaults
+         "VLLM_ROCM_USE_AITER=1")
+# a run whose lengths SGLang drew per request (no --random-range-ratio: uniform up to the
+# set lengths) prints its totals; the row's lengths are the means of those
+DRAWN = re.compile(r"Successful requests: (\d+), Total input tokens: (\d+), "
+                   r"Total generated tokens: (\d+)")
 
 
 def pack_of(source: str) -> tuple[str, str]:
@@ -99,6 +129,12 @@ def pack_of(source: str) -> tuple[str, str]:
         return "serving-amd-rocm", "vLLM on MI300X, AMD's ROCm performance results"
     if "SemiAnalysisAI/InferenceX" in source:
         return "serving-inferencex", "SGLang and vLLM in InferenceX issues and changelog"
+    if "sgl-project/sgl-cookbook" in source:
+        return "serving-sglang-cookbook", "SGLang bench_serving output on the SGLang cookbook's model pages"
+    if "sgl-project/sglang" in source:
+        return "serving-sglang-threads", "SGLang bench_serving output in SGLang pull requests"
+    if "vllm-project/recipes" in source:
+        return "serving-vllm-recipes", "vllm bench serve output in vLLM's recipes"
     if "vllm-project/vllm" in source:
         return "serving-vllm-threads", "vLLM bench serve output in vLLM issues and pull requests"
     return "serving-other", "Serving benchmarks from other pages"
@@ -137,11 +173,21 @@ def convert(raw: dict) -> tuple[dict | None, str]:
     if fmt is None:
         return None, "format not mapped"
     gpus = raw.get("tp") or raw.get("gpus") or 1
+    prompt, generate, note = raw["isl"], raw["osl"], raw["note"]
+    if any(m.startswith("fixed prompt/output lengths") for m in raw.get("missing") or ()):
+        drawn = DRAWN.search(note)
+        if drawn is None:
+            return None, "lengths drawn per request, with no printed totals"
+        requests, tokens_in, tokens_out = (int(g) for g in drawn.groups())
+        prompt, generate = round(tokens_in / requests), round(tokens_out / requests)
+        note = (f"prompt and generate are the run's means ({tokens_in} and {tokens_out} "
+                f"tokens over {requests} requests; each request's lengths drawn up to "
+                f"{raw['isl']} / {raw['osl']}). " + note)
     row: dict = {
         "model": MODELS[raw["model"]], "hardware": HARDWARE[raw["hardware"]][0],
         "quant": fmt[0], "engine": ENGINES[raw["engine"]], "metric": METRICS[raw["metric"]],
-        "value": raw["value"], "context": raw["isl"] + raw["osl"],
-        "prompt": raw["isl"], "generate": raw["osl"]}
+        "value": raw["value"], "context": prompt + generate,
+        "prompt": prompt, "generate": generate}
     if fmt[1] != "f16":
         row["kv"] = fmt[1]
     if gpus > 1:
@@ -162,7 +208,7 @@ def convert(raw: dict) -> tuple[dict | None, str]:
         row["tuned"] = True
     row["source"] = raw["source"]
     row["quote"] = raw["quote"]
-    row["note"] = raw["note"]
+    row["note"] = note
     return row, ""
 
 

@@ -179,13 +179,14 @@ def test_the_h100_budget(registry):
 
 def test_speed_constants_stand_in_for_now(registry):
     """The measured profile's speed formulas need the fitted constants. SGLang's serving
-    rows are all on one device (or scored apart), too few for a fit of its own: the serving
+    rows are on two devices (B200 and MI300X; the rest scored apart), too few for a fit of its
+    own (benchmarks/fit_serving.py's MIN_DEVICES is three): the serving
     constants are vLLM's (benchmarks/fit_serving.py), the rest llama.cpp's
     (benchmarks/fit_speed.py), each figure saying so."""
     engine = registry.engines["sglang"]
     vllm, llama = registry.engines["vllm"], registry.engines["llama.cpp"]
     serving = ("too few serving rows of sglang in packs/measurements/ for a fit of its own "
-               "(rows on two devices): the figure fitted for vllm (benchmarks/fit_serving.py) "
+               "(a fit needs rows on 3 devices): the figure fitted for vllm (benchmarks/fit_serving.py) "
                "stands in")
     speed = ("too few measurement rows of sglang in packs/measurements/ for a fit of its own: "
              "the figure fitted for llama.cpp (benchmarks/fit_speed.py) stands in")

@@ -219,3 +219,22 @@ def test_a_pooled_overhead_no_row_informs_is_the_mean_of_the_backends(synthetic)
     share = rows.backend.count("cuda") / rows.n
     expected = overhead("cuda") ** share * overhead("rocm") ** (1 - share)
     assert overhead("sycl") == overhead("default") == pytest.approx(expected, rel=1e-9)
+
+
+def test_every_llama_cpp_row_states_its_build_or_date_or_is_scored_apart():
+    from fitproof.accuracy import outside_model
+
+    measured = fitproof.load_registry(plugins=False, profile="measured")
+
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "row_dates.py"), "--check"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [row for pack in measured.measurements.values() for row in pack.rows
+            if row.engine == "llama.cpp"]
+    undated = [row for row in rows if row.date is None and row.engine_version is None]
+    assert len(rows) == 1246 and len(undated) == 4
+    assert all(outside_model(measured, row) == "the source does not state the engine's "
+               "version or date" for row in undated)
+    # llama.cpp build 3891 (commit d5cb8684, 2024-10-06): the MI300X runs of a first-day backend
+    mi300x = {(row.engine_version, row.date) for row in rows if row.hardware == "mi300x"}
+    assert ("b3891", "2024-10-06") in mi300x
