@@ -218,9 +218,10 @@ def predict(rows: Rows, c: dict[str, np.ndarray]) -> np.ndarray:
     pass_s = np.maximum(memory, running * prompt / passes / prefill_tps) + extra
     prefill = passes * pass_s
     wave = prefill + (generate - 1) * decode_step
-    phase = np.minimum(passes / 2, generate - 1)
+    # the k-th of a wave's R prompts is done after k R-ths of its passes
+    phase = np.minimum(passes * (running - 1) / (2 * running), generate - 1)
     burst_tpot = (phase * pass_s + (generate - 1 - phase) * decode_step) / np.maximum(generate - 1, 1)
-    burst_ttft = (waves - 1) / 2 * wave + prefill / 2
+    burst_ttft = (waves - 1) / 2 * wave + prefill * (running + 1) / (2 * running)
     burst = rows.arrival == 1
     tpot = np.where(burst, burst_tpot, tpot)
     ttft = np.where(burst, burst_ttft, ttft)

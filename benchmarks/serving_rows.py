@@ -121,22 +121,28 @@ DRAWN = re.compile(r"Successful requests: (\d+), Total input tokens: (\d+), "
                    r"Total generated tokens: (\d+)")
 
 
+# a source's site (the first of these its address contains) -> the pack (id, name) its rows go to
+SITES = (
+    ("gpustack/gpustack", "serving-gpustack-performance-lab",
+     "vLLM and SGLang on gpustack's performance-lab pages"),
+    ("amd.com", "serving-amd-rocm", "vLLM on MI300X, AMD's ROCm performance results"),
+    ("SemiAnalysisAI/InferenceX", "serving-inferencex",
+     "SGLang and vLLM in InferenceX issues and changelog"),
+    ("sgl-project/sgl-cookbook", "serving-sglang-cookbook",
+     "SGLang bench_serving output on the SGLang cookbook's model pages"),
+    ("sgl-project/sglang", "serving-sglang-threads",
+     "SGLang bench_serving output in SGLang pull requests"),
+    ("vllm-project/recipes", "serving-vllm-recipes", "vllm bench serve output in vLLM's recipes"),
+    ("vllm-project/vllm", "serving-vllm-threads",
+     "vLLM bench serve output in vLLM issues and pull requests"),
+)
+
+
 def pack_of(source: str) -> tuple[str, str]:
     """The pack (id, name) a source's rows go to: one per site."""
-    if "gpustack/gpustack" in source:
-        return "serving-gpustack-performance-lab", "vLLM and SGLang on gpustack's performance-lab pages"
-    if "amd.com" in source:
-        return "serving-amd-rocm", "vLLM on MI300X, AMD's ROCm performance results"
-    if "SemiAnalysisAI/InferenceX" in source:
-        return "serving-inferencex", "SGLang and vLLM in InferenceX issues and changelog"
-    if "sgl-project/sgl-cookbook" in source:
-        return "serving-sglang-cookbook", "SGLang bench_serving output on the SGLang cookbook's model pages"
-    if "sgl-project/sglang" in source:
-        return "serving-sglang-threads", "SGLang bench_serving output in SGLang pull requests"
-    if "vllm-project/recipes" in source:
-        return "serving-vllm-recipes", "vllm bench serve output in vLLM's recipes"
-    if "vllm-project/vllm" in source:
-        return "serving-vllm-threads", "vLLM bench serve output in vLLM issues and pull requests"
+    for site, pack_id, name in SITES:
+        if site in source:
+            return pack_id, name
     return "serving-other", "Serving benchmarks from other pages"
 
 

@@ -85,11 +85,52 @@ def test_a_burst_is_served_in_waves_of_what_the_engine_admits(measured):
     assert burst.value("burst_prompt_passes") == pytest.approx(1024 * 256 / 8192)
     wave = burst.value("burst_prefill_s") + 127 * burst.value("decode_step_s")
     assert burst.value("burst_wave_s") == pytest.approx(wave, rel=1e-4)
-    # the mean first token waits for half the waves before it and half its own prompts
+    # the mean first token waits for half the waves before it, and the k-th of its wave's
+    # 1024 prompts for k 1024ths of the wave's prompt passes: 1025 / 2048 of them on average
     assert burst.value("ttft_s") == pytest.approx(
-        (2000 / 1024 - 1) / 2 * wave + burst.value("burst_prefill_s") / 2, rel=1e-3)
+        (2000 / 1024 - 1) / 2 * wave + burst.value("burst_prefill_s") * 1025 / 2048, rel=1e-4)
     closed = estimate(measured, batch=2000, prompt=256, generate=128, context=384)
     assert burst.value("ttft_s") > 10 * closed.value("ttft_s")
+
+
+def test_a_wave_of_one_decodes_after_its_own_prompt(measured):
+    # Qwen3 32B in BF16 leaves an H100 room for one 32K-token request: a burst of 100 is
+    # served one after the other, and no other prompt runs while a request answers
+    # (gpustack's run: 43.42 ms per token, packs/measurements/serving-gpustack-performance-lab.yaml)
+    one = estimate(measured, "qwen3-32b", batch=100, prompt=32000, generate=100,
+                   arrival="burst", context=32100)
+    assert one.value("running_sequences") == 1
+    assert one.value("burst_phase_tokens") == 0
+    assert one.value("tpot_s") == pytest.approx(one.value("decode_step_s"))
+    assert 40 < one.value("tpot_ms") < 47
+    # its first token comes after all of its own prompt's passes
+    assert one.value("ttft_s") == pytest.approx(
+        99 / 2 * one.value("burst_wave_s") + one.value("burst_prefill_s"), rel=1e-4)
+    # in a wave of R, (R - 1) / 2R of the passes follow a request's own prompt
+    eight = estimate(measured, "gpt-oss-120b", quant="MXFP4", batch=100, prompt=32000,
+                     generate=100, arrival="burst", context=32100)
+    running = eight.value("running_sequences")
+    assert eight.value("burst_phase_tokens") == pytest.approx(
+        eight.value("burst_prompt_passes") * (running - 1) / (2 * running))
+
+
+def test_a_sliding_window_layer_holds_only_the_window_and_one_pass(measured):
+    gpt_oss = estimate(measured, "gpt-oss-120b", quant="MXFP4", batch=100, prompt=32000,
+                       generate=100, arrival="burst", context=32100)
+    # 18 full-attention and 18 sliding-window (128-token) layers, 8 KV heads of 64, FP16:
+    # 2048 bytes per token and layer; the window layers hold 128 + 8192 tokens in 16-token
+    # blocks, the full ones all 32,112
+    assert gpt_oss.value("sequence_kv_tokens") == 32112
+    assert gpt_oss.value("sequence_kv_bytes") == 18 * 2048 * 32112 + 18 * 2048 * 8320
+    by_bytes = math.floor(gpt_oss.value("kv_capacity_tokens") * 36 * 2048
+                          / gpt_oss.value("sequence_kv_bytes"))
+    assert gpt_oss.value("running_sequences") == by_bytes == 8
+    # counted at full length in every layer, 5 would fit
+    assert math.floor(gpt_oss.value("kv_capacity_tokens") / 32112) == 5
+    # a model without sliding-window layers holds its tokens in every layer
+    llama = estimate(measured, batch=500, prompt=1000, generate=100, context=1100)
+    assert llama.value("running_sequences") == math.floor(
+        llama.value("kv_capacity_tokens") / llama.value("sequence_kv_tokens"))
 
 
 def test_the_arrival_input_takes_its_two_names(capsys):
