@@ -132,6 +132,7 @@ def load(registry, apart: bool = False) -> dict[str, Rows]:
         item = {name: (math.nan if columns[name][k] is None else float(columns[name][k]))
                 for name in COLUMNS}
         item.update(value=row.value, metric=row.metric, kernel=kernel, phi=float(phi.value),
+                    engine=row.engine,
                     layers=float(model.num_hidden_layers.value),
                     moe_layers=float(model.moe_layers.value) if model.moe_layers else 0.0,
                     hardware=scenario.hardware, model=scenario.model, quant=scenario.quant,
@@ -289,6 +290,25 @@ def report(rows: Rows, r: np.ndarray) -> list[str]:
     return lines
 
 
+def print_pooled(pooled: list[tuple[Rows, np.ndarray, np.ndarray]]) -> None:
+    """The serving engines' rows together, each predicted without its device (or page), or
+    by figures fitted on another engine's rows only: issue 32's measure of serving."""
+    if len(pooled) < 2:
+        return
+    rows = Rows([item for engine_rows, _, _ in pooled for item in engine_rows.items])
+    serving = [m in SERVING for m in rows.metric]
+    pages = {s for s, keep in zip(rows.source, serving) if keep}
+    devices = {h for h, keep in zip(rows.hardware, serving) if keep}
+    print(f"{' and '.join(sorted({i['engine'] for i in rows.items}))} pooled: {sum(serving)} "
+          f"serving rows on {len(devices)} devices from {len(pages)} pages, each predicted "
+          "without its device (or page) or by figures fitted on another engine's rows")
+    for title, k in (("held out by device", 1), ("held out by source", 2)):
+        r = np.concatenate([entry[k] for entry in pooled])
+        print(f"\n{title}\n{HEADER}")
+        print("\n".join(line for line in report(rows, r) if not line.startswith("decode_tps")))
+    print()
+
+
 def significant(value: float, digits: int = 4) -> float:
     return float(f"{value:.{digits}g}")
 
@@ -442,6 +462,8 @@ def main(argv: list[str] | None = None) -> int:
     data = load(registry)
     apart = load(registry, apart=True)
     fits, stale, blocks = {}, [], {}
+    # each engine's rows with their held-out ratios (by device, by page), for the pooled table
+    pooled: list[tuple[Rows, np.ndarray, np.ndarray]] = []
     for engine in sorted(data):
         rows = data[engine]
         if len(set(rows.hardware)) < MIN_DEVICES:
@@ -467,6 +489,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"{item['quant']} on {item['hardware']} I{item['prompt']:.0f} "
                       f"O{item['generate']:.0f} R{item['running_sequences']:.0f}  {item['location']}")
         blocks[engine] = block(engine, rows, layout, theta, in_sample, by_device, by_source)
+        pooled.append((rows, by_device, by_source))
         print()
     # the serving engines without rows on MIN_DEVICES devices borrow the fitted engine's figures,
     # and fitproof validate scores them on their own rows
@@ -484,7 +507,11 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"\n{title}\n{HEADER}")
                     print("\n".join(report(scored, ratios(scored, layout, theta))))
             print()
+            if rows is not None:  # rows of an engine the figures were never fitted on
+                r = ratios(rows, layout, theta)
+                pooled.append((rows, r, r))
         blocks[engine] = borrowed(blocks[SERVING_DONOR], engine)
+    print_pooled(pooled)
     for engine, text in sorted(blocks.items()):
         if args.check and current_block(engine) != text:
             stale.append(engine)

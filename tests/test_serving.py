@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 
@@ -185,6 +186,10 @@ def test_the_serving_constants_are_the_fit_of_the_shipped_rows():
                            "--check"], capture_output=True, text=True, timeout=600, cwd=REPO)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "held out by device" in done.stdout and "held out by source" in done.stdout
+    # issue 32's measure: both engines' rows, each predicted without what it was measured on
+    pooled = re.search(r"sglang and vllm pooled: (\d+) serving rows on (\d+) devices from "
+                       r"(\d+) pages", done.stdout)
+    assert pooled and int(pooled[1]) >= 60 and int(pooled[3]) >= 10
     # README shows what the script prints
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert done.stdout.strip() in readme
