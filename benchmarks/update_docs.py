@@ -1,5 +1,5 @@
 """Rewrite the command outputs README.md shows and the tests compare with the commands:
-the quick start card, the `fitproof validate` tables, the cross-validation of
+the quick start card, the `fitproof validate` tables, the `solve capacity` example, the cross-validation of
 benchmarks/fit_speed.py and benchmarks/fit_serving.py, the values in the Python API example, and the lines of
 CONTRIBUTING.md's walkthrough whose figures a refit moves. Run it after
 `python benchmarks/fit_speed.py --write`.
@@ -91,6 +91,14 @@ def main() -> int:
                          output("benchmarks/fit_speed.py").split("\n\nFitted on every row")[0])
     text = replace_after(text, "python benchmarks/fit_serving.py",
                          output("benchmarks/fit_serving.py"))
+    capacity = ("solve", "capacity", "llama-3.1-8b-instruct", "--on", "h100-80gb-sxm",
+                "--engine", "vllm", "--quant", "BF16", "--rate", "20", "--isl", "2048",
+                "--osl", "512", "--ttft", "1s", "--tpot", "50ms", "--depth", "0")
+    answer = fitproof(*capacity, "--no-plugins").splitlines()
+    # README elides the question's description (the line below the answer)
+    answer[1] = "  ..."
+    text = replace_after(text, "fitproof " + " ".join(capacity),
+                         "\n".join(answer).split("\n\n")[0])
     text = python_example(text)
     README.write_text(text, encoding="utf-8")
     print(f"rewrote the command outputs in {README.relative_to(ROOT)}")
