@@ -109,6 +109,13 @@ class Rows:
         return Rows([item for item, keep in zip(self.items, mask) if keep])
 
 
+def site_of(page: str) -> str:
+    """The site a page belongs to (a GitHub repository, else the host): its pages share
+    one benchmark setup, so they are not independent sources."""
+    parts = page.split("/")
+    return "/".join(parts[2:5]) if parts[2:3] == ["github.com"] else parts[2]
+
+
 def page_of(url: str) -> str:
     """A source's page (rows of one page share its runs' quirks)."""
     return url.split("#")[0]
@@ -300,8 +307,9 @@ def print_pooled(pooled: list[tuple[Rows, np.ndarray, np.ndarray]]) -> None:
     pages = {s for s, keep in zip(rows.source, serving) if keep}
     devices = {h for h, keep in zip(rows.hardware, serving) if keep}
     print(f"{' and '.join(sorted({i['engine'] for i in rows.items}))} pooled: {sum(serving)} "
-          f"serving rows on {len(devices)} devices from {len(pages)} pages, each predicted "
-          "without its device (or page) or by figures fitted on another engine's rows")
+          f"serving rows on {len(devices)} devices from {len(pages)} pages of "
+          f"{len({site_of(page) for page in pages})} sites, each predicted without its device "
+          "(or page) or by figures fitted on another engine's rows")
     for title, k in (("held out by device", 1), ("held out by source", 2)):
         r = np.concatenate([entry[k] for entry in pooled])
         print(f"\n{title}\n{HEADER}")

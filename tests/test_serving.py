@@ -187,9 +187,10 @@ def test_the_serving_constants_are_the_fit_of_the_shipped_rows():
     assert done.returncode == 0, done.stdout + done.stderr
     assert "held out by device" in done.stdout and "held out by source" in done.stdout
     # issue 32's measure: both engines' rows, each predicted without what it was measured on
+    # (its ten pages are two sites' own benchmark setups: gpustack's and the SGLang cookbook's)
     pooled = re.search(r"sglang and vllm pooled: (\d+) serving rows on (\d+) devices from "
-                       r"(\d+) pages", done.stdout)
-    assert pooled and int(pooled[1]) >= 60 and int(pooled[3]) >= 10
+                       r"(\d+) pages of (\d+) sites", done.stdout)
+    assert pooled and int(pooled[1]) >= 60 and int(pooled[3]) >= 10 and int(pooled[4]) >= 2
     # README shows what the script prints
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert done.stdout.strip() in readme
