@@ -57,6 +57,9 @@ sys.path.insert(0, str(ROOT))
 import fitproof  # noqa: E402
 from fitproof.accuracy import measurement_scenarios, outside_model  # noqa: E402
 from fitproof.estimation import Batch  # noqa: E402
+# a page's site (its pages share one benchmark setup, so they are not independent sources)
+# is the measurement pack serving_rows.py files it in, one per site
+from serving_rows import pack_of  # noqa: E402
 
 PROFILE = "measured"
 ENGINES = ("vllm", "sglang")
@@ -107,13 +110,6 @@ class Rows:
 
     def subset(self, mask) -> "Rows":
         return Rows([item for item, keep in zip(self.items, mask) if keep])
-
-
-def site_of(page: str) -> str:
-    """The site a page belongs to (a GitHub repository, else the host): its pages share
-    one benchmark setup, so they are not independent sources."""
-    parts = page.split("/")
-    return "/".join(parts[2:5]) if parts[2:3] == ["github.com"] else parts[2]
 
 
 def page_of(url: str) -> str:
@@ -308,7 +304,7 @@ def print_pooled(pooled: list[tuple[Rows, np.ndarray, np.ndarray]]) -> None:
     devices = {h for h, keep in zip(rows.hardware, serving) if keep}
     print(f"{' and '.join(sorted({i['engine'] for i in rows.items}))} pooled: {sum(serving)} "
           f"serving rows on {len(devices)} devices from {len(pages)} pages of "
-          f"{len({site_of(page) for page in pages})} sites, each predicted without its device "
+          f"{len({pack_of(page) for page in pages})} sites, each predicted without its device "
           "(or page) or by figures fitted on another engine's rows")
     for title, k in (("held out by device", 1), ("held out by source", 2)):
         r = np.concatenate([entry[k] for entry in pooled])

@@ -10,8 +10,8 @@ build number llama.cpp's release tags and llama-bench's ``build:`` line use).
 A row whose page gives neither a build nor a date gets ``missing: [the engine's version or
 date]``, which ``fitproof validate`` scores apart (issue 32: a row whose source leaves the
 engine's version or date out is recorded as such, not guessed). Where a page states only
-the date it was opened (a pull request whose table sits in a later comment), the page's
-date is the row's date, as the measurement schema defines it.
+the date it was opened (a pull request whose table sits in a later comment), the research
+file gives the page's date, as the measurement schema defines a row's date, and says so.
 
 Each row is one line of its pack (a JSON object in YAML flow style), so the script edits
 those lines and leaves every other byte alone.
@@ -31,9 +31,6 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 DATES = ROOT / "docs" / "research" / "llama-row-dates.jsonl"
 NO_VERSION = "the engine's version or date"
-# pages whose rows the research left undated, by the prefix of its reason ->
-# the date the page was opened, as that reason states it
-PAGE_OPENED = {"PR 26284": "2026-07-29"}
 
 
 def stamp(entry: dict) -> dict:
@@ -41,13 +38,8 @@ def stamp(entry: dict) -> dict:
     fields: dict = {}
     if entry["build"] is not None:
         fields["engine_version"] = f"b{entry['build']}"
-    date = entry["date"]
-    if date is None:
-        for page, opened in PAGE_OPENED.items():
-            if (entry.get("reason_if_null") or "").startswith(page):
-                date = opened
-    if date is not None:
-        fields["date"] = date
+    if entry["date"] is not None:
+        fields["date"] = entry["date"]
     if not fields:
         fields["missing"] = [NO_VERSION]
     return fields

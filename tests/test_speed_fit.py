@@ -19,7 +19,7 @@ SCRIPT = ROOT / "benchmarks" / "fit_speed.py"
 @pytest.fixture(scope="module")
 def printed() -> str:
     done = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True,
-                          text=True, timeout=300, cwd=ROOT)
+                          text=True, timeout=900, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
