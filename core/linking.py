@@ -14,7 +14,7 @@ from .errors import InputError, PackError, Problem
 from .formats import Formats
 from .loader import (CACHE_ENTRIES, cache_entry, cache_file, cached_document, load_pack,
                      read_cache, write_cache)
-from .pack_files import PackSource, find_pack_files, local_pack_roots
+from .pack_files import USER_PACKS_ORIGIN, PackSource, find_pack_files, local_pack_roots
 from .plugins import collect_output_formats, collect_pack_roots, plugin_manager
 from .profiles import default_profile, profile_graph
 from .questions import check_questions
@@ -43,7 +43,8 @@ def pack_sources(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: b
     return sources, problems, list(plugin_set.warnings) + warnings
 
 
-LOCAL_ORIGINS = ("fitproof", "--pack-dir", "FITPROOF_PACK_PATH", "validate", "import")
+LOCAL_ORIGINS = ("fitproof", "--pack-dir", "FITPROOF_PACK_PATH", USER_PACKS_ORIGIN,
+                 "validate", "import")
 
 
 def load_registry(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: bool = True,

@@ -1,5 +1,5 @@
-"""Where packs are and what they hold: pack roots (a plugin's folder, ``--pack-dir``,
-``FITPROOF_PACK_PATH``), the walk over their files, and each file's bytes.
+"""Where packs are and what they hold: pack roots (a plugin's folder, the user's pack folder,
+``--pack-dir``, ``FITPROOF_PACK_PATH``), the walk over their files, and each file's bytes.
 
 Nothing here parses YAML or imports a third-party library, so the snapshot path of a
 single estimate (``snapshot.py``) lists and fingerprints the same files a full load reads.
@@ -32,6 +32,11 @@ MAX_PACK_BYTES = 1_000_000
 MAX_WALK_ENTRIES = 20_000
 PACK_SUFFIXES = (".yaml", ".yml")
 PACK_PATH_ENV = "FITPROOF_PACK_PATH"
+# the user's own packs (``fitproof import`` writes there): FITPROOF_USER_PACKS, or "packs" in
+# the user data folder platformdirs names (~/.local/share/fitproof/packs on Linux)
+USER_PACKS_ENV = "FITPROOF_USER_PACKS"
+USER_PACKS_ORIGIN = "user packs"
+_OFF = ("", "off", "0", "none")
 
 
 def package_folder(package: str) -> Path | Traversable:
@@ -232,11 +237,26 @@ def find_pack_files(roots: Iterable[PackRoot]) -> tuple[list[PackSource], list[P
     return sources, problems
 
 
+def user_pack_folder(environ: Mapping[str, str] | None = None) -> Path | None:
+    """The user's pack folder (whether or not it exists yet), or ``None`` when
+    ``FITPROOF_USER_PACKS`` is ``off``."""
+    environ = os.environ if environ is None else environ
+    configured = environ.get(USER_PACKS_ENV)
+    if configured is not None:
+        return None if configured.strip().lower() in _OFF else Path(configured)
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("fitproof", appauthor=False)) / "packs"
+
+
 def local_pack_roots(pack_dirs: Iterable[str | os.PathLike[str]] = (), *,
                      environ: Mapping[str, str] | None = None) -> list[PackRoot]:
-    """Folders from ``FITPROOF_PACK_PATH`` (os.pathsep-separated), then ``pack_dirs``."""
+    """The user's pack folder when it exists, the folders of ``FITPROOF_PACK_PATH``
+    (os.pathsep-separated), then ``pack_dirs``."""
     environ = os.environ if environ is None else environ
+    user = user_pack_folder(environ)
+    roots = [PackRoot(user, USER_PACKS_ORIGIN, str(user))] if user and user.is_dir() else []
     folders = [p for p in environ.get(PACK_PATH_ENV, "").split(os.pathsep) if p]
-    roots = [PackRoot(Path(p), PACK_PATH_ENV, p) for p in folders]
+    roots += [PackRoot(Path(p), PACK_PATH_ENV, p) for p in folders]
     roots += [PackRoot(Path(p), "--pack-dir", os.fspath(p)) for p in pack_dirs]
     return roots

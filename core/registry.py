@@ -134,6 +134,11 @@ class Registry:
                 return found
         return []
 
+    def known(self, kind: str, name: str) -> list[str]:
+        """The ids of the ``kind`` packs called ``name`` as :meth:`resolve` matches it (id,
+        alias or recorded Hugging Face repository); empty when none is."""
+        return list(matching_ids(self._index(kind), name.strip()))
+
     def resolve(self, kind: str, name: str) -> str:
         """The id of the ``kind`` pack called ``name`` (id or alias, case-insensitive).
 

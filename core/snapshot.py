@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from .cache_paths import cache_folder, read_private, seal, unseal, write_private
 from .pack_files import (PackRoot, PackSource, blake2b, code_fingerprint, find_pack_files,
-                         local_pack_roots, package_folder)
+                         local_pack_roots, package_folder, USER_PACKS_ORIGIN)
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -39,7 +39,8 @@ FORMAT = 1
 KEEP = 8  # snapshots kept, most recently used first
 MAX_SNAPSHOT_BYTES = 64 * 2**20
 ENTRY_POINT_GROUP = "fitproof"
-LOCAL_ORIGINS = ("fitproof", "--pack-dir", "FITPROOF_PACK_PATH")  # packs a snapshot may hold
+# packs a snapshot may hold
+LOCAL_ORIGINS = ("fitproof", "--pack-dir", "FITPROOF_PACK_PATH", USER_PACKS_ORIGIN)
 _HEADER_END = b"\n"
 
 

@@ -18,12 +18,17 @@ REPO = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
 
 
-# A private pack cache and no FITPROOF_PACK_PATH from the developer's shell, set when
-# this file is imported: test modules load packs while they are collected, before any
-# fixture runs, and must not write the user's own cache folder.
-_SAVED = {key: os.environ.get(key) for key in ("FITPROOF_CACHE_DIR", "FITPROOF_PACK_PATH")}
+# A private pack cache, none of the user's own packs and no FITPROOF_PACK_PATH from the
+# developer's shell, set when this file is imported: test modules load packs while they are
+# collected, before any fixture runs, and must not read the user's packs or write the
+# user's own cache folder. No test reaches the Hugging Face Hub: HF_ENDPOINT points at a
+# closed loopback port unless a test serves a hub there (tests/hub_server.py).
+_SAVED = {key: os.environ.get(key) for key in ("FITPROOF_CACHE_DIR", "FITPROOF_PACK_PATH",
+                                               "FITPROOF_USER_PACKS", "HF_ENDPOINT")}
 _CACHE = tempfile.mkdtemp(prefix="fitproof-test-cache-")
 os.environ["FITPROOF_CACHE_DIR"] = _CACHE
+os.environ["FITPROOF_USER_PACKS"] = "off"
+os.environ["HF_ENDPOINT"] = "http://127.0.0.1:9"
 os.environ.pop("FITPROOF_PACK_PATH", None)
 
 

@@ -99,6 +99,14 @@ def _registry(args: argparse.Namespace, extra_dirs: Sequence[str] = ()) -> api.R
                         strict=args.strict, profile=args.profile)
     for warning in registry.warnings:
         print(f"fitproof: warning: {warning}", file=sys.stderr)
+    model = getattr(args, "model", None)
+    if model and not registry.known("model", model) and _hub_name(model):
+        if not getattr(args, "fetch", False):
+            raise InputError(f"no model pack records {model!r}; `fitproof import hf {model}` "
+                             "reads its config from the Hugging Face Hub (or add --fetch)")
+        with contextlib.redirect_stdout(sys.stderr):  # the command's output stays clean
+            _imported(model, api.import_hub(model, registry))
+        return _registry(args, extra_dirs)
     return registry
 
 
@@ -319,6 +327,11 @@ def _all(values: list[str]) -> list[str] | None:
 
 def _import(args: argparse.Namespace) -> int:
     registry = _registry(args)
+    if args.import_command == "hf" and _hub_name(args.path):
+        done = api.import_hub(args.path, registry, model_id=args.model_id, out=args.out,
+                              name=args.name, revision=args.revision, force=args.force)
+        _imported(args.path, done)
+        return 0
     if args.import_command == "hf":
         path = api.import_hf(args.path, registry, model_id=args.model_id, out=args.out,
                              name=args.name, source=args.source, hf_repo=args.hf_repo,
@@ -329,6 +342,26 @@ def _import(args: argparse.Namespace) -> int:
                                quant=args.quant, force=args.force)
     print(f"wrote {path}")
     return 0
+
+
+def _hub_name(text: str) -> bool:
+    from ..importers.hub import is_repo_id
+
+    return is_repo_id(text)
+
+
+def _imported(repo_id: str, done: api.HubImport) -> None:
+    """What an import by name did, in a line or two (stderr when it precedes an estimate)."""
+    if done.path is None:
+        print(f"{repo_id} is the model pack {done.model_id!r}: nothing to import (--id or "
+              "--force imports it again)")
+        return
+    print(f"wrote {done.path}")
+    if done.hub is not None and done.hub.checkpoint_params:
+        counts = ", ".join(f"{count:,} {dtype}" for dtype, count in
+                           done.hub.checkpoint_params.items())
+        print(f"checkpoint at {done.hub.commit[:12]}: {counts} parameters in "
+              f"{done.hub.checkpoint_files} safetensors file(s)")
 
 
 def _packs(args: argparse.Namespace) -> int:

@@ -201,12 +201,23 @@ def _validate_command(commands: Any, common: argparse.ArgumentParser) -> None:
 def _import__command(commands: Any, common: argparse.ArgumentParser) -> None:
     importer = commands.add_parser("import", help=COMMAND_HELP["import"])
     import_commands = importer.add_subparsers(dest="import_command", metavar="FORMAT")
-    for fmt, what in (("hf", "a Hugging Face config.json"), ("gguf", "a GGUF file's header")):
+    for fmt, what in (("hf", "a Hugging Face config.json, or a Hub repository by name"),
+                      ("gguf", "a GGUF file's header")):
         sub = import_commands.add_parser(fmt, parents=[common], help=f"a model pack from {what}")
-        sub.add_argument("path", metavar="FILE")
-        sub.add_argument("--id", required=True, dest="model_id",
-                         help="model id: the Hugging Face repository name, lower-cased")
-        sub.add_argument("--out", required=True, metavar="DIR", help="folder to write ID.yaml in")
+        if fmt == "hf":
+            sub.add_argument("path", metavar="FILE|ORG/NAME",
+                             help="a config.json, or a Hub repository (reads its config.json "
+                                  "and safetensors headers over the network: HF_ENDPOINT, "
+                                  "HF_TOKEN and HF_HUB_OFFLINE apply)")
+            sub.add_argument("--revision", metavar="REV",
+                             help="with ORG/NAME: a branch, tag or commit (default main)")
+        else:
+            sub.add_argument("path", metavar="FILE")
+        sub.add_argument("--id", required=fmt != "hf", dest="model_id",
+                         help="model id (default for ORG/NAME: NAME lower-cased)")
+        sub.add_argument("--out", required=fmt != "hf", metavar="DIR",
+                         help="folder to write ID.yaml in (default for ORG/NAME: the user's "
+                              "pack folder, which fitproof always reads)")
         sub.add_argument("--name", help="display name (default: the id)")
         sub.add_argument("--hf-repo", metavar="ORG/NAME", help="Hugging Face repository")
         sub.add_argument("--source", help="where the file comes from (default: its path)")

@@ -86,7 +86,12 @@ def scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool = 
     evaluates every model of the library with the rest)."""
     if with_model:
         parser.add_argument("model", nargs="?" if model_optional else None, metavar="MODEL",
-                            help="model id or alias (default: the default scenario's model)")
+                            help="model id or alias, or a Hugging Face repository ORG/NAME "
+                                 "(default: the default scenario's model)")
+        parser.add_argument("--fetch", action="store_true",
+                            help="a MODEL given as ORG/NAME that no pack records: import it "
+                                 "from the Hugging Face Hub first (network), as fitproof "
+                                 "import hf does")
     parser.add_argument("--on", dest="hardware", metavar="HW", help=on_help)
     parser.add_argument("--quant", metavar="Q", help="weight format, e.g. Q4_K_M (default)")
     parser.add_argument("--context", type=context_tokens, metavar="N",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -347,19 +347,26 @@ FIELD_ORDER = (
 
 def model_pack_text(model_id: str, name: str, source: str, imported: ImportedModel,
                     hf_repo: str | None = None, origin: str = "config by `fitproof import hf`",
+                    notes: Sequence[str] = (), checkpoint_params: Mapping[str, int] = {},
                     ) -> str:
-    """YAML text of a model pack (stable field order, one field per line)."""
+    """YAML text of a model pack (stable field order, one field per line); ``notes`` are
+    added to the importer's, ``checkpoint_params`` (dtype -> parameters, as the checkpoint's
+    headers count them) is recorded as an informative field."""
     lines = ["kind: model", f"id: {model_id}", f"name: {_scalar(name)}"]
     if hf_repo:
         lines.append(f"hf_repo: {hf_repo}")
     lines.append(f"source: {_scalar(source)}")
-    if imported.notes:
+    every_note = [*imported.notes, *notes]
+    if every_note:
         lines.append("notes:")
-        lines.extend(f"  - {_scalar(note)}" for note in imported.notes)
+        lines.extend(f"  - {_scalar(note)}" for note in every_note)
     lines.append(f"# Architecture facts imported from the {origin}.")
     for field in FIELD_ORDER:
         if field in imported.fields:
             lines.append(f"{field}: {_scalar(imported.fields[field])}")
+    if checkpoint_params:
+        lines.append("checkpoint_params:")
+        lines.extend(f"  {_scalar(dtype)}: {count}" for dtype, count in checkpoint_params.items())
     return "\n".join(lines) + "\n"
 
 

@@ -84,4 +84,5 @@ class ModelSpec:
     mtp_layers: Figure | None = None
     weights_bytes: Mapping[str, Figure] = attrs.field(factory=dict)
     gguf_tensor_bytes: Mapping[str, int] = attrs.field(factory=dict)
+    checkpoint_params: Mapping[str, int] = attrs.field(factory=dict)
     pack: PackFile = NO_PACK
