@@ -56,6 +56,16 @@ HARDWARE = {
     "NVIDIA A100": ("a100-80gb-sxm", "the A100's memory size and form factor"),
     "MI355": ("mi355x", None),
     "RTX 5090": ("rtx-5090", None),
+    # llm-benchmaq's RunPod logs (the README's GPU table names the part)
+    '8x H100 SXM (RunPod; README table "H100 SXM"; pod example gpu_type "NVIDIA H100 80GB HBM3")':
+        ("h100-80gb-sxm", None),
+    '8x H200 SXM (RunPod; README table "H200 SXM")': ("h200-141gb-sxm", None),
+    '8x B200 (RunPod; README table "B200")': ("b200-180gb", None),
+    # dstackai/benchmarks' DeepSeek-R1 study
+    "8x NVIDIA H200 SXM5 GPU, 141GB, 700W": ("h200-141gb-sxm", None),
+    "8x AMD Mi300x GPU, 192GB, 750W": ("mi300x", None),
+    # Vultr's inference cookbook: an HGX board, whose B200s are the 180 GB part
+    "NVIDIA HGX B200 (179 GB HBM3e each)": ("b200-180gb", None),
 }
 
 # Hugging Face ids -> model pack of the same shapes
@@ -79,6 +89,9 @@ MODELS = {
     "deepseek-ai/DeepSeek-R1": "deepseek-r1",
     "deepseek-ai/DeepSeek-V3-0324": "deepseek-v3",
     "Qwen/Qwen3-4B": "qwen3-4b",
+    "meta-llama/Llama-3.1-70B-Instruct": "llama-3.1-70b",
+    "meta-llama/Llama-3.1-70B (base or Instruct not stated)": "llama-3.1-70b",
+    "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8": "nvidia-nemotron-3-nano-30b-a3b-bf16",
 }
 
 # (model id, format as printed) -> (weight format pack entry, KV cache type)
@@ -107,14 +120,38 @@ FORMATS = {
     ("deepseek-ai/DeepSeek-R1", "fp8"): ("FP8-B128", "f16"),
     ("deepseek-ai/DeepSeek-V3-0324", "fp8"): ("FP8-B128", "f16"),
     ("Qwen/Qwen3-4B", "bf16"): ("BF16", "f16"),
+    ("deepseek-ai/DeepSeek-R1", "fp8 (native DeepSeek-R1 checkpoint)"): ("FP8-B128", "f16"),
+    # NVIDIA's -FP8 checkpoint of Nemotron 3 Nano (its model card: FP8 weights and activations)
+    ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", "FP8 (pre-quantized checkpoint)"):
+        ("FP8", "f16"),
 }
+
+# a page that names no format runs the checkpoint's own (vLLM's --dtype auto), which the row
+# records with the format as missing: scored apart, never fitted
+UNSTATED_FORMAT = {
+    "Qwen/Qwen3-8B": ("BF16", "f16"), "Qwen/Qwen3-14B": ("BF16", "f16"),
+    "Qwen/Qwen3-32B": ("BF16", "f16"), "openai/gpt-oss-120b": ("MXFP4", "f16"),
+    "meta-llama/Llama-3.1-70B-Instruct": ("BF16", "f16"),
+    "meta-llama/Llama-3.1-70B (base or Instruct not stated)": ("BF16", "f16"),
+}
+# what a page leaves out, as its row's missing notes begin, -> the scenario fact it is (and
+# the metric it concerns; None: every metric)
+UNSTATED = (
+    ("dtype (not stated", "the weight format", None),
+    ("page does not say whether the TTFT column is mean or median",
+     "whether the TTFT is a mean or a median", "mean_ttft_ms"),
+    ("whether --ignore-eos was set", "whether every request generated its set length", None),
+)
 
 ENGINES = {"vllm": "vllm", "sglang": "sglang"}
 
 # words of a row's note that say the engine did not run as released, at its defaults
 TUNED = ("not defaults", "--enforce-eager", "PR build",
          # AMD's AITER kernels, switched on by environment, not by vLLM's defaults
-         "VLLM_ROCM_USE_AITER=1")
+         "VLLM_ROCM_USE_AITER=1",
+         # attention kernels or layouts chosen by hand: CK's flash attention on ROCm instead
+         # of vLLM's Triton default, SGLang's data-parallel attention
+         "VLLM_USE_TRITON_FLASH_ATTN=0", "--enable-dp-attention")
 # a run whose lengths SGLang drew per request (no --random-range-ratio: uniform up to the
 # set lengths) prints its totals; the row's lengths are the means of those
 DRAWN = re.compile(r"Successful requests: (\d+), Total input tokens: (\d+), "
@@ -135,6 +172,11 @@ SITES = (
     ("vllm-project/recipes", "serving-vllm-recipes", "vllm bench serve output in vLLM's recipes"),
     ("vllm-project/vllm", "serving-vllm-threads",
      "vLLM bench serve output in vLLM issues and pull requests"),
+    ("Scicom-AI-Enterprise-Organization/llm-benchmaq", "serving-llm-benchmaq",
+     "vllm bench serve logs of llm-benchmaq's RunPod runs"),
+    ("dstackai/benchmarks", "serving-dstack-deepseek-r1",
+     "SGLang and vLLM serving DeepSeek-R1, dstack's benchmark study"),
+    ("docs.vultr.com", "serving-vultr-cookbook", "vLLM on Vultr's inference cookbook pages"),
 )
 
 
@@ -160,11 +202,27 @@ def missing_of(raw: dict) -> list[str]:
     hardware = HARDWARE.get(raw["hardware"])
     if hardware and hardware[1]:
         missing.append(hardware[1])
+    for note in raw.get("missing") or ():
+        for start, fact, metric in UNSTATED:
+            if note.startswith(start) and metric in (None, raw["metric"]):
+                missing.append(fact)
     return missing
+
+
+# pages whose rows are collected but not yet turned into measurement rows, and why
+HELD_BACK = (
+    ("dstackai/benchmarks",
+     "DeepSeek-R1 on vLLM 0.7.4.dev and SGLang 0.4.2/0.4.3 builds of March 2025: fitted, they "
+     "move vLLM's KV read efficiency from 0.52 to 0.19 and the pooled held-out serving median "
+     "from 23.7 to 39.1 %; they wait for the engine build as a scenario input"),
+)
 
 
 def convert(raw: dict) -> tuple[dict | None, str]:
     """The measurement row of ``raw``, or None and why it is left out."""
+    for site, why in HELD_BACK:
+        if site in raw["source"]:
+            return None, why
     if raw["metric"] not in METRICS:
         return None, "a median, p99 or request rate (the mean is kept)"
     if raw["engine"] not in ENGINES:
@@ -176,8 +234,12 @@ def convert(raw: dict) -> tuple[dict | None, str]:
     if raw.get("isl") is None or raw.get("osl") is None:
         return None, "no prompt and output lengths (a dataset's own)"
     fmt = FORMATS.get((raw["model"], raw["dtype_or_quant"]))
+    if fmt is None and raw["dtype_or_quant"] is None:
+        fmt = UNSTATED_FORMAT.get(raw["model"])
     if fmt is None:
         return None, "format not mapped"
+    if raw.get("tp") and raw.get("gpus") and raw["gpus"] > raw["tp"]:
+        return None, "data-parallel replicas (fitproof models one replica)"
     gpus = raw.get("tp") or raw.get("gpus") or 1
     prompt, generate, note = raw["isl"], raw["osl"], raw["note"]
     if any(m.startswith("fixed prompt/output lengths") for m in raw.get("missing") or ()):
@@ -246,9 +308,10 @@ def rows_by_pack() -> tuple[dict[tuple[str, str], list[dict]], Counter]:
 
 
 def _run(row: dict) -> tuple:
+    """What names one run: its scenario and its page (a line anchor names only the figure)."""
     return tuple((k, json.dumps(row.get(k))) for k in (
         "model", "hardware", "quant", "engine", "prompt", "generate", "gpus", "concurrency",
-        "requests", "engine_version", "tuned", "source"))
+        "requests", "engine_version", "tuned")) + (("source", row["source"].split("#L")[0]),)
 
 
 def render(pack_id: str, name: str, rows: list[dict], left_out: Counter) -> str:
