@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from .amounts import parse_parameters, parse_tokens
 from .errors import InputError, UnknownIdError
@@ -22,7 +22,6 @@ from .version import __version__
 if TYPE_CHECKING:
     from .estimation import Batch, Estimate
     from .formats import Formats, RenderOptions
-    from .importers.hub import HubModel
     from .registry import Registry
     from .report_view import ReportView
     from .scenario import Scenario
@@ -32,7 +31,11 @@ if TYPE_CHECKING:
     from .views import DetectView
 
 _LAZY = {"Formats": "formats", "RenderOptions": "formats", "Registry": "registry",
-         "Scenario": "scenario"}
+         "Scenario": "scenario",
+         # fitproof import: the importers package's own door (importers/commands.py)
+         "HubImport": "importers.commands", "import_gguf": "importers.commands",
+         "import_hf": "importers.commands", "import_hub": "importers.commands",
+         "is_hub_repository": "importers.commands"}
 
 
 def __getattr__(name: str) -> Any:
@@ -49,7 +52,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Formats", "Registry", "Scenario", "__version__", "RenderOptions", "accuracy", "estimate",
     "estimate_columns", "estimate_from_snapshot", "estimate_many", "estimate_view", "render_estimate", "store_snapshot",
-    "explain", "HubImport", "import_gguf", "import_hf", "import_hub", "load", "load_registry", "models", "output_formats",
+    "explain", "HubImport", "import_gguf", "import_hf", "import_hub", "is_hub_repository", "load", "load_registry", "models", "output_formats",
     "pack", "packs", "parse_parameters", "parse_tokens",
     "render", "report", "scenario", "site", "sweep", "validate_packs", "write_parquet",
 ]
@@ -294,83 +297,6 @@ def validate_packs(paths: Iterable[str], *, plugins: bool = True) -> ValidationR
     from .validate import validate_paths
 
     return validate_paths(paths, plugins=plugins)
-
-
-def import_hf(path: str, registry: Registry, *, model_id: str, out: str,
-              name: str | None = None, source: str | None = None,
-              hf_repo: str | None = None, force: bool = False) -> Path:
-    """``fitproof import hf``: a model pack from a Hugging Face ``config.json``; its path."""
-    from .importers.huggingface import import_config, model_pack_text, read_config
-    from .importers.writer import check_text, write_pack
-
-    check_text({"--id": model_id, "--out": out, "--name": name, "--source": source,
-                "--hf-repo": hf_repo})
-    imported = import_config(read_config(path), registry)
-    text = model_pack_text(model_id, name or model_id, source or path, imported, hf_repo)
-    return write_pack(text, out, model_id, force=force)
-
-
-class HubImport(NamedTuple):
-    """What ``fitproof import hf ORG/NAME`` did: the pack written (``None`` when a loaded
-    pack already records the repository), that pack's id, and what the Hub gave."""
-
-    path: Path | None
-    model_id: str
-    hub: HubModel | None
-
-
-def import_hub(repo_id: str, registry: Registry, *, model_id: str | None = None,
-               out: str | None = None, name: str | None = None,
-               revision: str | None = None, force: bool = False) -> HubImport:
-    """``fitproof import hf ORG/NAME``: the config and checkpoint headers of a Hub
-    repository (network, or huggingface_hub's cache), written as a model pack into ``out``
-    (default: the user's pack folder, which every later load reads). A repository a loaded
-    pack already records is not fetched again unless ``model_id`` or ``force`` says so."""
-    from .importers.hub import fetch_model
-    from .importers.huggingface import import_config, model_pack_text
-    from .importers.writer import check_text, write_pack
-    from .pack_files import USER_PACKS_ENV, user_pack_folder
-
-    check_text({"--id": model_id, "--out": out, "--name": name, "--revision": revision})
-    known = registry.known("model", repo_id)
-    if known and model_id is None and not force:
-        return HubImport(None, known[0], None)
-    if out is None:
-        folder = user_pack_folder()
-        if folder is None:
-            raise InputError(f"{USER_PACKS_ENV} is off: pass --out DIR to say where the pack "
-                             "goes")
-        out = str(folder / "models")
-    pack_id = model_id or repo_id.split("/", 1)[1].lower()
-    taken = registry.models.get(pack_id)
-    if taken is not None and not force and getattr(taken, "hf_repo", None) != repo_id:
-        raise InputError(f"model id {pack_id!r} is taken by {taken.pack.path}; pass --id to "
-                         "import under another id")
-    hub = fetch_model(repo_id, revision)
-    imported = import_config(hub.config, registry)
-    notes = list(hub.notes)
-    if hub.checkpoint_params:
-        notes.append(f"checkpoint_params: the safetensors headers of {hub.checkpoint_files} "
-                     f"file(s) at commit {hub.commit} (informative: the weights are sized "
-                     "from the architecture)")
-    text = model_pack_text(pack_id, name or repo_id.split("/", 1)[1], hub.config_url, imported,
-                           repo_id, origin=f"config of {repo_id} by `fitproof import hf`",
-                           notes=notes, checkpoint_params=hub.checkpoint_params)
-    return HubImport(write_pack(text, out, pack_id, force=force), pack_id, hub)
-
-
-def import_gguf(path: str, registry: Registry, *, model_id: str, out: str,
-                name: str | None = None, source: str | None = None, hf_repo: str | None = None,
-                quant: str | None = None, force: bool = False) -> Path:
-    """``fitproof import gguf``: a model pack from a GGUF file's header; its path."""
-    from .importers.gguf import import_gguf as read
-    from .importers.writer import check_text, write_pack
-
-    check_text({"--id": model_id, "--out": out, "--name": name, "--source": source,
-                "--hf-repo": hf_repo, "--quant": quant})
-    text = read(path, registry, model_id=model_id, name=name, source=source, hf_repo=hf_repo,
-                quant=quant)
-    return write_pack(text, out, model_id, force=force)
 
 
 def output_formats(registry: Registry | None = None, *, plugins: bool = True) -> Formats:

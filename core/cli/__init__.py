@@ -100,7 +100,7 @@ def _registry(args: argparse.Namespace, extra_dirs: Sequence[str] = ()) -> api.R
     for warning in registry.warnings:
         print(f"fitproof: warning: {warning}", file=sys.stderr)
     model = getattr(args, "model", None)
-    if model and not registry.known("model", model) and _hub_name(model):
+    if model and not registry.known("model", model) and api.is_hub_repository(model):
         if not getattr(args, "fetch", False):
             raise InputError(f"no model pack records {model!r}; `fitproof import hf {model}` "
                              "reads its config from the Hugging Face Hub (or add --fetch)")
@@ -327,7 +327,7 @@ def _all(values: list[str]) -> list[str] | None:
 
 def _import(args: argparse.Namespace) -> int:
     registry = _registry(args)
-    if args.import_command == "hf" and _hub_name(args.path):
+    if args.import_command == "hf" and api.is_hub_repository(args.path):
         done = api.import_hub(args.path, registry, model_id=args.model_id, out=args.out,
                               name=args.name, revision=args.revision, force=args.force)
         _imported(args.path, done)
@@ -342,12 +342,6 @@ def _import(args: argparse.Namespace) -> int:
                                quant=args.quant, force=args.force)
     print(f"wrote {path}")
     return 0
-
-
-def _hub_name(text: str) -> bool:
-    from ..importers.hub import is_repo_id
-
-    return is_repo_id(text)
 
 
 def _imported(repo_id: str, done: api.HubImport) -> None:

@@ -29,6 +29,7 @@ from typing import Any
 import attrs
 
 from ..errors import InputError
+from ..pack_files import USER_PACKS_ENV, user_pack_folder
 from .config_file import MAX_CONFIG_BYTES, read_config
 
 # ORG/NAME as the Hub allows them (letters, digits, '-', '_', '.'; at most 96 characters each)
@@ -61,6 +62,14 @@ class HubModel:
     checkpoint_params: dict[str, int]  # safetensors dtype -> parameters; empty if unknown
     checkpoint_files: int
     notes: tuple[str, ...] = ()
+
+
+def user_models_folder() -> Path:
+    """Where an import by name writes its pack: ``models`` in the user's pack folder."""
+    folder = user_pack_folder()
+    if folder is None:
+        raise InputError(f"{USER_PACKS_ENV} is off: pass --out DIR to say where the pack goes")
+    return folder / "models"
 
 
 def fetch_model(repo_id: str, revision: str | None = None) -> HubModel:

@@ -1,0 +1,91 @@
+"""``fitproof import``: model packs from a config.json, a GGUF header or a Hub repository by
+name, validated and written without overwriting by accident. The public API re-exports
+these functions (``fitproof.api.import_hf`` …)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from ..errors import InputError
+from ..registry import Registry
+from .hub import HubModel
+
+
+def import_hf(path: str, registry: Registry, *, model_id: str, out: str,
+              name: str | None = None, source: str | None = None,
+              hf_repo: str | None = None, force: bool = False) -> Path:
+    """``fitproof import hf``: a model pack from a Hugging Face ``config.json``; its path."""
+    from .huggingface import import_config, model_pack_text, read_config
+    from .writer import check_text, write_pack
+
+    check_text({"--id": model_id, "--out": out, "--name": name, "--source": source,
+                "--hf-repo": hf_repo})
+    imported = import_config(read_config(path), registry)
+    text = model_pack_text(model_id, name or model_id, source or path, imported, hf_repo)
+    return write_pack(text, out, model_id, force=force)
+
+
+def is_hub_repository(name: str) -> bool:
+    """Whether ``name`` reads as a Hugging Face repository (ORG/NAME) and names no local
+    file: what ``import hf`` and ``--fetch`` read from the Hub."""
+    from .hub import is_repo_id
+
+    return is_repo_id(name)
+
+
+class HubImport(NamedTuple):
+    """What ``fitproof import hf ORG/NAME`` did: the pack written (``None`` when a loaded
+    pack already records the repository), that pack's id, and what the Hub gave."""
+
+    path: Path | None
+    model_id: str
+    hub: HubModel | None
+
+
+def import_hub(repo_id: str, registry: Registry, *, model_id: str | None = None,
+               out: str | None = None, name: str | None = None,
+               revision: str | None = None, force: bool = False) -> HubImport:
+    """``fitproof import hf ORG/NAME``: the config and checkpoint headers of a Hub
+    repository (network, or huggingface_hub's cache), written as a model pack into ``out``
+    (default: the user's pack folder, which every later load reads). A repository a loaded
+    pack already records is not fetched again unless ``model_id`` or ``force`` says so."""
+    from .hub import fetch_model, user_models_folder
+    from .huggingface import import_config, model_pack_text
+    from .writer import check_text, write_pack
+
+    check_text({"--id": model_id, "--out": out, "--name": name, "--revision": revision})
+    known = registry.known("model", repo_id)
+    if known and model_id is None and not force:
+        return HubImport(None, known[0], None)
+    out = str(user_models_folder()) if out is None else out
+    pack_id = model_id or repo_id.split("/", 1)[1].lower()
+    taken = registry.models.get(pack_id)
+    if taken is not None and not force and getattr(taken, "hf_repo", None) != repo_id:
+        raise InputError(f"model id {pack_id!r} is taken by {taken.pack.path}; pass --id to "
+                         "import under another id")
+    hub = fetch_model(repo_id, revision)
+    imported = import_config(hub.config, registry)
+    notes = list(hub.notes)
+    if hub.checkpoint_params:
+        notes.append(f"checkpoint_params: the safetensors headers of {hub.checkpoint_files} "
+                     f"file(s) at commit {hub.commit} (informative: the weights are sized "
+                     "from the architecture)")
+    text = model_pack_text(pack_id, name or repo_id.split("/", 1)[1], hub.config_url, imported,
+                           repo_id, origin=f"config of {repo_id} by `fitproof import hf`",
+                           notes=notes, checkpoint_params=hub.checkpoint_params)
+    return HubImport(write_pack(text, out, pack_id, force=force), pack_id, hub)
+
+
+def import_gguf(path: str, registry: Registry, *, model_id: str, out: str,
+                name: str | None = None, source: str | None = None, hf_repo: str | None = None,
+                quant: str | None = None, force: bool = False) -> Path:
+    """``fitproof import gguf``: a model pack from a GGUF file's header; its path."""
+    from .gguf import import_gguf as read
+    from .writer import check_text, write_pack
+
+    check_text({"--id": model_id, "--out": out, "--name": name, "--source": source,
+                "--hf-repo": hf_repo, "--quant": quant})
+    text = read(path, registry, model_id=model_id, name=name, source=source, hf_repo=hf_repo,
+                quant=quant)
+    return write_pack(text, out, model_id, force=force)
