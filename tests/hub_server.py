@@ -6,8 +6,9 @@ It answers the way the Hub's file endpoint does, as huggingface_hub reads it
 ``X-Repo-Commit`` and ``ETag`` headers, byte ranges (``Range: bytes=a-b``, answered 206),
 and errors as the Hub sends them: ``X-Error-Code: GatedRepo`` (403), ``RepoNotFound`` (401, as
 the Hub answers a repository it will not name), ``RevisionNotFound`` and ``EntryNotFound``
-(404). A repository may also be ``slow`` (never answers within the client's timeout) or
-``truncated`` (a body shorter than its Content-Length). Every request is logged, so a test can
+(404). A repository may also be ``slow`` (never answers within the client's timeout),
+``truncated`` (a body shorter than its Content-Length) or ``no_ranges`` (the whole file
+whatever range is asked). Every request is logged, so a test can
 say how many reached the server.
 """
 
@@ -36,6 +37,7 @@ class Repo:
     gated: bool = False
     slow: bool = False
     truncated: bool = False
+    no_ranges: bool = False  # answers a Range request with the whole file (200)
 
 
 def safetensors_file(tensors: Mapping[str, tuple[str, list[int]]]) -> bytes:
@@ -60,6 +62,7 @@ class HubServer:
     def __init__(self, repos: dict[str, Repo]):
         self.repos = repos
         self.requests: list[str] = []
+        self.served_bytes = 0  # body bytes sent, over all requests
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self.endpoint = f"http://127.0.0.1:{self._server.server_address[1]}"
@@ -72,6 +75,12 @@ class HubServer:
 
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
+
+            def handle(self) -> None:  # a client that hangs up early is not the server's error
+                try:
+                    super().handle()
+                except (ConnectionResetError, BrokenPipeError):
+                    pass
 
             def do_HEAD(self) -> None:
                 self._answer(body=False)
@@ -106,7 +115,7 @@ class HubServer:
                     return self._error(404, "EntryNotFound", "Entry not found")
                 status, start, end = 200, 0, len(data)
                 ranged = self.headers.get("Range", "")
-                if ranged.startswith("bytes="):
+                if ranged.startswith("bytes=") and not repo.no_ranges:
                     first, _, last = ranged[6:].partition("-")
                     start, end = int(first), min(len(data), int(last) + 1 if last else len(data))
                     status = 206
@@ -119,6 +128,7 @@ class HubServer:
                 self.end_headers()
                 if body:
                     payload = data[start:end]
+                    hub.served_bytes += len(payload)
                     if repo.truncated:
                         payload = payload[: len(payload) // 2]
                         self.wfile.write(payload)

@@ -339,7 +339,7 @@ def _import(args: argparse.Namespace) -> int:
     else:
         path = api.import_gguf(args.path, registry, model_id=args.model_id, out=args.out,
                                name=args.name, source=args.source, hf_repo=args.hf_repo,
-                               quant=args.quant, force=args.force)
+                               quant=args.quant, force=args.force, revision=args.revision)
     print(f"wrote {path}")
     return 0
 

@@ -212,7 +212,12 @@ def _import__command(commands: Any, common: argparse.ArgumentParser) -> None:
             sub.add_argument("--revision", metavar="REV",
                              help="with ORG/NAME: a branch, tag or commit (default main)")
         else:
-            sub.add_argument("path", metavar="FILE")
+            sub.add_argument("path", metavar="FILE|URL",
+                             help="a .gguf file (any shard of a split model), or an https:// "
+                                  "or hf://ORG/NAME/FILE.gguf address, whose header alone is "
+                                  "read with range requests")
+            sub.add_argument("--revision", metavar="REV",
+                             help="with hf://: a branch, tag or commit (default main)")
         sub.add_argument("--id", required=fmt != "hf", dest="model_id",
                          help="model id (default for ORG/NAME: NAME lower-cased)")
         sub.add_argument("--out", required=fmt != "hf", metavar="DIR",

@@ -79,13 +79,25 @@ def import_hub(repo_id: str, registry: Registry, *, model_id: str | None = None,
 
 def import_gguf(path: str, registry: Registry, *, model_id: str, out: str,
                 name: str | None = None, source: str | None = None, hf_repo: str | None = None,
-                quant: str | None = None, force: bool = False) -> Path:
-    """``fitproof import gguf``: a model pack from a GGUF file's header; its path."""
+                quant: str | None = None, force: bool = False,
+                revision: str | None = None) -> Path:
+    """``fitproof import gguf``: a model pack from a GGUF file's header (a file, or an
+    ``https://`` or ``hf://`` address whose header is read with range requests); its path."""
     from .gguf import import_gguf as read
+    from .gguf_remote import fetched_headers, is_remote
     from .writer import check_text, write_pack
 
     check_text({"--id": model_id, "--out": out, "--name": name, "--source": source,
-                "--hf-repo": hf_repo, "--quant": quant})
-    text = read(path, registry, model_id=model_id, name=name, source=source, hf_repo=hf_repo,
-                quant=quant)
+                "--hf-repo": hf_repo, "--quant": quant, "--revision": revision})
+    if not is_remote(path):
+        text = read(path, registry, model_id=model_id, name=name, source=source,
+                    hf_repo=hf_repo, quant=quant)
+        return write_pack(text, out, model_id, force=force)
+    with fetched_headers(path, revision) as local:
+        try:
+            text = read(local, registry, model_id=model_id, name=name, source=source or path,
+                        hf_repo=hf_repo, quant=quant)
+        except InputError as exc:  # named by the address, not by the stand-in's folder
+            message = str(exc).replace(str(local.parent), path.rsplit("/", 1)[0])
+            raise type(exc)(message) from None
     return write_pack(text, out, model_id, force=force)

@@ -80,7 +80,7 @@ def fetch_model(repo_id: str, revision: str | None = None) -> HubModel:
         raise InputError(f"--revision {revision!r} is not a branch, tag or commit name")
     from huggingface_hub import constants
 
-    with _hub_errors(repo_id, CONFIG):
+    with hub_errors(repo_id, CONFIG):
         if not constants.is_offline_mode():
             _check_size(repo_id, CONFIG, revision, MAX_CONFIG_BYTES)
         path = Path(_download(repo_id, CONFIG, revision))
@@ -121,7 +121,7 @@ def _checkpoint_params(repo_id: str, commit: str) -> tuple[dict[str, int], int, 
     from huggingface_hub import HfApi
 
     api = HfApi()
-    with _hub_errors(repo_id, "the safetensors headers"):
+    with hub_errors(repo_id, "the safetensors headers"):
         if api.file_exists(repo_id, SAFETENSORS_SINGLE, revision=commit):
             shards = [SAFETENSORS_SINGLE]
         elif api.file_exists(repo_id, SAFETENSORS_INDEX, revision=commit):
@@ -139,7 +139,7 @@ def _checkpoint_params(repo_id: str, commit: str) -> tuple[dict[str, int], int, 
 
 def _shards(repo_id: str, commit: str) -> list[str]:
     """The files a sharded checkpoint's index names, each checked to be a plain name."""
-    with _hub_errors(repo_id, SAFETENSORS_INDEX):
+    with hub_errors(repo_id, SAFETENSORS_INDEX):
         _check_size(repo_id, SAFETENSORS_INDEX, commit, MAX_INDEX_BYTES)
         path = Path(_download(repo_id, SAFETENSORS_INDEX, commit))
     where = f"{repo_id}: {SAFETENSORS_INDEX}"
@@ -161,7 +161,7 @@ def _shards(repo_id: str, commit: str) -> list[str]:
 
 
 @contextmanager
-def _hub_errors(repo_id: str, what: str) -> Iterator[None]:
+def hub_errors(repo_id: str, what: str) -> Iterator[None]:
     """One line for each way the Hub can fail, naming the repository and what was read."""
     # the modules that download are imported first: importing one configures the library's
     # logger again, which would undo the quietening below
