@@ -14,7 +14,8 @@ from .errors import InputError
 from .registry import Registry
 from .scenario import Scenario, figure_value, resolve_scenario
 from .specs import MeasurementPack, MeasurementRow
-from .views import Accuracy, GroupScore, Scored
+from .views import (Accuracy, GroupScore, MeasuredRun, Scored, measurement_key,
+                    order_runs)
 
 GROUPS = ("device", "engine", "moe", "backend")
 
@@ -83,22 +84,79 @@ def measurement_scenarios(registry: Registry) -> tuple[
                for index, row in enumerate(pack.rows)]
     if not entries:
         raise InputError("no measurement pack is loaded (packs/measurements/)")
-    scenarios = []
-    for _, _, row in entries:
-        inputs: dict[str, float | None] = {
-            "context": row.context,
-            "prompt": row.context if row.prompt is None else row.prompt,
-            "generate": row.generate, "gpus": row.gpus, "batch": row.in_flight, "ubatch": row.ubatch,
-            "cpu_moe": row.cpu_moe, "arrival": 1 if row.burst else 0}
-        hardware = registry.hardware.get(row.hardware)
-        if hardware is not None and hardware.unified_memory:
-            # the run shows the model fit on the GPU: its machine let the GPU use what it
-            # needed (a Mac's iogpu.wired_limit_mb raised, say), up to the whole memory
-            inputs["gpu_memory_limit"] = float(hardware.memory_gb.value)
-        scenarios.append(resolve_scenario(registry, model=row.model, hardware=row.hardware,
-                                          quant=row.quant, kv=row.kv, engine=row.engine,
-                                          host=row.host, inputs=inputs, backend=row.backend))
-    return entries, scenarios
+    return entries, [row_scenario(registry, row) for _, _, row in entries]
+
+
+def row_scenario(registry: Registry, row: MeasurementRow) -> Scenario:
+    """The scenario a measurement row was taken in."""
+    inputs: dict[str, float | None] = {
+        "context": row.context,
+        "prompt": row.context if row.prompt is None else row.prompt,
+        "generate": row.generate, "gpus": row.gpus, "batch": row.in_flight, "ubatch": row.ubatch,
+        "cpu_moe": row.cpu_moe, "arrival": 1 if row.burst else 0}
+    hardware = registry.hardware.get(row.hardware)
+    if hardware is not None and hardware.unified_memory:
+        # the run shows the model fit on the GPU: its machine let the GPU use what it
+        # needed (a Mac's iogpu.wired_limit_mb raised, say), up to the whole memory
+        inputs["gpu_memory_limit"] = float(hardware.memory_gb.value)
+    return resolve_scenario(registry, model=row.model, hardware=row.hardware, quant=row.quant,
+                            kv=row.kv, engine=row.engine, host=row.host, inputs=inputs,
+                            backend=row.backend)
+
+
+def row_key(registry: Registry, row: MeasurementRow) -> str:
+    """The row's :func:`measurement_key` (a backend the device's pack names is its own)."""
+    own = registry.hardware[row.hardware].backend
+    backend = None if row.backend in (None, own) else row.backend
+    return measurement_key(row.model, row.hardware, row.quant, row.kv, row.engine, backend,
+                           row.gpus, row.in_flight, row.cpu_moe or 0)
+
+
+def scenario_key(scenario: Scenario) -> str:
+    """The scenario's :func:`measurement_key`."""
+    inputs = scenario.inputs
+    return measurement_key(scenario.model, scenario.hardware, scenario.quant, scenario.kv,
+                           scenario.engine, scenario.backend, inputs.get("gpus", 1),
+                           inputs.get("batch", 1), inputs.get("cpu_moe", 0) or 0)
+
+
+def measured_runs(registry: Registry, scenario: Scenario) -> tuple[MeasuredRun, ...]:
+    """The public measurements of ``scenario`` (its :func:`scenario_key`), each with the
+    profile's figure for the run as measured, in :func:`order_runs` order. A metric the
+    profile has no formula for is left out."""
+    key = scenario_key(scenario)
+    entries = [(pack, index, row) for pack in registry.measurements.values()
+               for index, row in enumerate(pack.rows)
+               if row.model == scenario.model and row.hardware == scenario.hardware
+               and row.metric in registry.graph.formulas and row_key(registry, row) == key]
+    runs = _runs(registry, entries)
+    return order_runs(runs.get(key, []), scenario.inputs.get("prompt", 0))
+
+
+def runs_by_key(registry: Registry) -> dict[str, list[MeasuredRun]]:
+    """Every measurement the profile has a formula for, as a run, by :func:`row_key` (what
+    a snapshot stores, so that it shows them as the full path does)."""
+    return _runs(registry, [(pack, index, row) for pack in registry.measurements.values()
+                            for index, row in enumerate(pack.rows)
+                            if row.metric in registry.graph.formulas])
+
+
+def _runs(registry: Registry, entries: Sequence[tuple[MeasurementPack, int, MeasurementRow]],
+          ) -> dict[str, list[MeasuredRun]]:
+    if not entries:
+        return {}
+    from .estimation import Batch
+
+    batch = Batch(registry, [row_scenario(registry, row) for _, _, row in entries])
+    columns = {metric: batch.values(metric) for metric in {row.metric for _, _, row in entries}}
+    runs: dict[str, list[MeasuredRun]] = {}
+    for i, (pack, index, row) in enumerate(entries):
+        runs.setdefault(row_key(registry, row), []).append(MeasuredRun(
+            row.metric, row.value, columns[row.metric][i],
+            row.context if row.prompt is None else row.prompt, row.generate,
+            row.engine_version, row.date, row.source, str(pack.pack.at("rows", index)),
+            outside_model(registry, row)))
+    return runs
 
 
 def score(registry: Registry, group_by: Sequence[str] = ()) -> Accuracy:

@@ -139,9 +139,11 @@ def estimate_columns(scenarios: Sequence[Scenario], names: Sequence[str], *,
 
 def estimate_view(registry: Registry, resolved: Scenario) -> EstimateView:
     """``fitproof estimate``: one scenario, evaluated, as its renderers read it."""
+    from .accuracy import measured_runs
     from .estimation import Estimate
 
-    return Estimate(registry, resolved).view()
+    view = Estimate(registry, resolved).view()
+    return view._replace(measured=measured_runs(registry, resolved))
 
 
 def estimate_from_snapshot(choices: Mapping[str, str | None], inputs: Mapping[str, Any], *,

@@ -10,7 +10,7 @@ costs a single estimate more time than its arithmetic.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
@@ -85,6 +85,45 @@ def verdict_of(rule_id: str, label: str, source: str, engine: str, hardware: str
                                          "quant": quant}), source)
 
 
+class MeasuredRun(NamedTuple):
+    """A public measurement of the scenario's model, format, device, engine and load: what
+    was measured, what fitproof predicts for that same run, and where it was published."""
+
+    metric: str  # decode_tps, prefill_tps, output_tps, tpot_ms, ttft_ms …
+    value: float
+    predicted: float | None  # the profile's figure for the run as measured
+    prompt: int  # tokens before the measured ones: the depth decode ran at
+    generate: int | None
+    engine_version: str | None
+    date: str | None
+    source: str
+    location: str  # file:line of the row
+    apart: str | None = None  # why the run is outside what the profile models, if it is
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self._asdict())
+
+
+def measurement_key(model: str, hardware: str, quant: str, kv: str, engine: str,
+                    backend: str | None, gpus: float, batch: float, cpu_moe: float) -> str:
+    """What a measurement and a scenario must share for the one to be shown beside the
+    other: the same model, device, format, KV type, engine, backend (``None``: the device's
+    own) and device count, as many sequences in flight and no experts kept on the host. The
+    snapshot path reads the same keys (``snapshot_build``) to hand such a scenario on."""
+    return "|".join((model, hardware, quant, kv, engine, backend or "",
+                     f"{int(gpus)}", f"{int(batch)}", f"{int(cpu_moe or 0)}"))
+
+
+def order_runs(runs: Sequence[MeasuredRun], prompt: float) -> tuple[MeasuredRun, ...]:
+    """Each metric's run nearest the scenario's depth (``prompt``) first, by metric; then the
+    rest by depth."""
+    nearest = sorted(runs, key=lambda run: (abs(run.prompt - prompt), run.metric,
+                                            run.location))
+    first = {run.metric: run for run in reversed(nearest)}
+    return (*sorted(first.values(), key=lambda run: run.metric),
+            *(run for run in nearest if first[run.metric] is not run))
+
+
 class EstimateView(NamedTuple):
     """One evaluated scenario as a renderer sees it: names, quantities, verdict, picks."""
 
@@ -100,6 +139,7 @@ class EstimateView(NamedTuple):
     selections: Mapping[str, Mapping[str, Any]]
     hardware_unverified: bool = False  # the hardware pack has no public datasheet
     warnings: tuple[str, ...] = ()  # the verdicts pack's warnings that apply
+    measured: tuple[MeasuredRun, ...] = ()  # public runs of this scenario, nearest depth first
 
     def value(self, name: str) -> float | None:
         quantity = self.quantities.get(name)
@@ -119,4 +159,6 @@ class EstimateView(NamedTuple):
             "selections": {name: dict(picked) for name, picked in self.selections.items()},
             **({"hardware_unverified": True} if self.hardware_unverified else {}),
             "warnings": list(self.warnings),
+            **({"measurements": [run.to_dict() for run in self.measured]}
+               if self.measured else {}),
         }

@@ -20,6 +20,7 @@ formatted by Babel in the page's locale. The layout:
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -109,6 +110,60 @@ class _Language:
                 "verdicts": {key.split(".")[1]: t(key) for key in PAGE_MESSAGES}}
 
 
+# a run's metric -> its catalog label and unit (a metric the table does not know is not shown)
+_MEASURED_METRICS = {"decode_tps": ("site.decode", "tok/s"),
+                     "prefill_tps": ("site.prefill", "tok/s"),
+                     "output_tps": ("site.output_measured", "tok/s"),
+                     "total_tps": ("site.throughput", "tok/s"),
+                     "tpot_ms": ("site.tpot", "ms"), "ttft_ms": ("site.ttft", "ms")}
+
+
+def _runs_by_page(measured: dict[str, list[list[Any]]]) -> dict[tuple[str, str],
+                                                                 list[dict[str, Any]]]:
+    """The snapshot's measured runs (by scenario key) as rows of each (model, device) page:
+    the setup the key names, then the run's own fields (``MeasuredRun``'s order)."""
+    fields = ("metric", "value", "predicted", "prompt", "generate", "engine_version", "date",
+              "source", "location", "apart")
+    pages: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for key, runs in measured.items():
+        model, hardware, quant, kv, engine, backend, gpus, batch, _ = key.split("|")
+        for run in runs:
+            row = dict(zip(fields, run))
+            if row["metric"] in _MEASURED_METRICS:
+                pages.setdefault((model, hardware), []).append({
+                    **row, "quant": quant, "kv": kv, "engine": engine, "backend": backend,
+                    "gpus": int(gpus), "batch": int(batch)})
+    for rows in pages.values():
+        rows.sort(key=lambda r: (r["engine"], r["quant"], r["gpus"], r["batch"], r["metric"],
+                                 r["prompt"], r["location"]))
+    return pages
+
+
+def _measured_row(language: _Language, run: dict[str, Any]) -> dict[str, Any]:
+    """One row of a page's measured table, its numbers in the page's language."""
+    label, unit = _MEASURED_METRICS[run["metric"]]
+    t = language.messages
+    # four significant digits, as the estimate card prints a run
+    digits = max(0, 3 - math.floor(math.log10(run["value"]))) if run["value"] > 0 else 0
+    setup = " · ".join(x for x in (
+        run["quant"], run["engine"] + (f" ({run['backend']})" if run["backend"] else ""),
+        f"{run['gpus']}×" if run["gpus"] > 1 else "",
+        f"batch {run['batch']}" if run["batch"] > 1 else "",
+        f"KV {run['kv']}" if run["kv"] != "f16" else "") if x)
+    run_text = (f"tg{run['generate']} @ {language.number(run['prompt'])}"
+                if run["generate"] is not None and run["metric"] == "decode_tps"
+                else f"{language.number(run['prompt'])} → {run['generate']}"
+                if run["generate"] is not None else f"pp{language.number(run['prompt'])}")
+    return {"metric": t(label), "setup": setup, "run": run_text,
+            "measured": f"{language.number(run['value'], digits)} {unit}",
+            "predicted": ("–" if run["predicted"] is None else
+                          f"{language.number(run['predicted'], digits)} {unit}"),
+            "published": ", ".join(x for x in (run["engine_version"], run["date"]) if x)
+                         or t("site.published"),
+            "source": run["source"], "location": run["location"],
+            "apart": f"{t('site.apart')}: {run['apart']}" if run["apart"] else None}
+
+
 class _Builder:
     def __init__(self, registry: Registry, out: Path, models: list[str], hardware: list[str],
                  languages: list[str], base_url: str | None):
@@ -120,6 +175,9 @@ class _Builder:
         self.bytes = 0
         data = site_data(registry)
         self.data = data
+        # the public runs of each page's model and device, shown as a table the page's
+        # script never reads (so data.js does not carry them)
+        self.measured = _runs_by_page(data.pop("measured"))
         page = data["page"]
         self.model_facts, self.hardware_facts = page["models"], page["hardware"]
         # the pages this build writes: the configurator's model and hardware lists
@@ -187,6 +245,8 @@ class _Builder:
             other_hardware=[{"id": i, "name": self.hardware_facts[i]["name"]}
                             for i in self.hardware if i != hardware],
             recommendations=self.recommendations, launch=self.launch, parts=self.parts,
+            measured=[_measured_row(language, run)
+                      for run in self.measured.get((model, hardware), [])],
             messages_json=messages_json)
         self.write(relative, template.render(context))
 

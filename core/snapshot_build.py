@@ -14,6 +14,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from .accuracy import runs_by_key
 from .estimation import CANDIDATE_ONLY
 from .evaluator import collection_key
 from .graph import CANDIDATE_NAMESPACES, FormulaGraph
@@ -240,6 +241,9 @@ def build_snapshot(registry: Registry, *, located: bool = False,
         "keyed": [[ns, field, key] for ns in NAMESPACES
                   for field, key in keyed_fields(ns).items()],
         "names": {key: registry.names_of_kind(key) for key in SELECTORS},
+        # public measurements by scenario key, each with the figure predicted for it
+        "measured": {key: [list(run) for run in runs]
+                     for key, runs in sorted(runs_by_key(registry).items())},
         "inputs": {n: _input(node) for n, node in graph.inputs.items()},
         "preset": {"choices": {key: getattr(preset, key) for key in SELECTORS},
                    "inputs": {n: v for n, v in preset.inputs.items()}},

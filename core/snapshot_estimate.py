@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .errors import InputError
-from .estimate_view import SELECTORS, EstimateView, Quantity, Scenario, Verdict, verdict_of
+from .estimate_view import (SELECTORS, EstimateView, MeasuredRun, Quantity, Scenario,
+                            Verdict, measurement_key, order_runs, verdict_of)
 from .input_checks import checked_input, tensor_split_problem
 from .names import LazyStages, matching_ids
 from .scalar import NAN, Scalar, compile_data, finite
@@ -41,6 +42,7 @@ class SnapshotModel(SnapshotSelections):
 
     def __init__(self, data: Mapping[str, Any]):
         self.data = data
+        self.measured: Mapping[str, list[list[Any]]] = data["measured"]
         self.formulas: dict[str, Scalar] = {n: compile_data(f["tree"])
                                             for n, f in data["formulas"].items()}
         self.dispatched = {n: {family: compile_data(t) for family, t in by.items()}
@@ -213,7 +215,13 @@ def estimate_from_snapshot(model: SnapshotModel, choices: Mapping[str, str | Non
     scenario = model.resolve(choices, inputs)
     if scenario is None:
         return None
-    view = model.evaluate(scenario)
+    key = measurement_key(
+        scenario.model, scenario.hardware, scenario.quant, scenario.kv, scenario.engine,
+        scenario.backend, scenario.inputs.get("gpus", 1), scenario.inputs.get("batch", 1),
+        scenario.inputs.get("cpu_moe", 0) or 0)
+    runs = [MeasuredRun(*run) for run in model.measured.get(key, ())]
+    view = model.evaluate(scenario)._replace(
+        measured=order_runs(runs, scenario.inputs.get("prompt", 0)))
     # an undecided verdict, or a refusal (the full path raises it with its message)
     return view if view.verdict is not None and view.warnings is not None else None
 

@@ -16,6 +16,9 @@ from .errors import Problem
 # the values of one estimate live apart (estimate_view.py) and are views like the rest
 from .estimate_view import SELECTORS as SELECTORS
 from .estimate_view import EstimateView as EstimateView
+from .estimate_view import MeasuredRun as MeasuredRun
+from .estimate_view import measurement_key as measurement_key
+from .estimate_view import order_runs as order_runs
 from .estimate_view import Quantity as Quantity
 from .estimate_view import Scenario as Scenario
 from .estimate_view import Verdict as Verdict

@@ -76,7 +76,7 @@ ALLOWED = {
     "site_data": {"formula_js", "formula_parser", "launch", "registry", "snapshot_build"},
     "snapshot": {"cache_paths", "estimate_view", "pack_files", "registry", "snapshot_build",
                  "snapshot_estimate", "version"},
-    "snapshot_build": {"estimation", "evaluator", "formula_parser", "graph", "namespaces",
+    "snapshot_build": {"accuracy", "estimation", "evaluator", "formula_parser", "graph", "namespaces",
                        "registry", "scenario"},
     "snapshot_estimate": {"errors", "estimate_view", "input_checks", "names", "scalar",
                           "scenario_checks", "snapshot_select"},

@@ -77,6 +77,15 @@ def test_every_pack_line_the_docs_show_is_the_line_they_name():
         for number, line in enumerate(lines):
             for path, at in re.findall(r"(?<![\w-])(packs/[\w./-]+\.yaml):(\d+)", line):
                 target = (REPO / path).read_text(encoding="utf-8").splitlines()[int(at) - 1]
+                if target.lstrip().startswith("- {"):  # a measurement row: its value is shown
+                    import yaml
+
+                    row = yaml.safe_load(target.strip()[2:])
+                    shown_value = f"{row['value']:,.4g}"
+                    assert shown_value in " ".join(lines[number - 1:number + 1]), \
+                        f"{doc}:{number + 1}: {path}:{at} measured {row['value']}, not shown"
+                    shown += 1
+                    continue
                 key = re.match(r"\s*([\w.-]+):", target)
                 assert key, f"{doc}:{number + 1}: {path}:{at} is not a definition: {target!r}"
                 # the quantity is named on the line, or (an overridden definition) on the

@@ -15,7 +15,7 @@ import pytest
 
 import fitproof
 from fitproof import api, snapshot
-from fitproof.accuracy import measurement_scenarios
+from fitproof.accuracy import measurement_scenarios, scenario_key
 from fitproof.estimation import Batch
 from fitproof.renderers.estimate_text import render_estimate, render_estimate_json
 from fitproof.snapshot_build import build_snapshot
@@ -74,12 +74,15 @@ def test_the_snapshot_computes_the_full_paths_numbers_on_every_shipped_scenario(
     batch = Batch(registry, scenarios)
     verdicts = batch.verdict_ids()
     picks = {name: batch.evaluation.select(name) for name in registry.graph.selections}
-    compared = 0
+    compared = measured = 0
     for i, scenario in enumerate(scenarios):
         fast = estimate_from_snapshot(model, *_as_typed(scenario))
         if verdicts[i] is None:  # the full path explains why: the snapshot leaves it
             assert fast is None
             continue
+        if scenario_key(scenario) in model.measured:  # it shows the public runs too
+            assert fast is not None and fast.measured
+            measured += 1
         assert fast is not None, scenario
         assert fast.scenario == scenario
         assert fast.verdict is not None and fast.verdict.id == verdicts[i]
@@ -92,7 +95,7 @@ def test_the_snapshot_computes_the_full_paths_numbers_on_every_shipped_scenario(
             assert fast.selections[name]["id"] == (choice.id if choice else None), name
             assert fast.selections[name]["qualifying"] == int(result.qualifying[i]), name
         compared += 1
-    assert compared > 200
+    assert compared > 200 and measured > 50, (compared, measured)
 
 
 def test_the_snapshot_renders_what_the_full_path_renders(profile_case):

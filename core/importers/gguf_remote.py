@@ -166,8 +166,8 @@ def _resolve(url: str, revision: str | None) -> tuple[str, str | None]:
         if not REPO_ID.fullmatch(repo) or (rev and not REVISION.fullmatch(rev)) or \
                 ".." in filename.split("/"):
             raise InputError(f"{url}: not an hf://ORG/NAME[@REVISION]/FILE.gguf address")
-        endpoint = constants.ENDPOINT.rstrip("/")
-        return f"{endpoint}/{repo}/resolve/{quote(rev or 'main', safe='')}/" \
+        hub = constants.ENDPOINT.rstrip("/")
+        return f"{hub}/{repo}/resolve/{quote(rev or 'main', safe='')}/" \
             f"{quote(filename)}", repo
     parts = urlsplit(url)
     if parts.scheme not in ("https", "http") or not parts.netloc:

@@ -149,6 +149,37 @@ def _cost_lines(result: EstimateView) -> list[str]:
     return lines
 
 
+MEASURED_SHOWN = 4  # the runs nearest the scenario's depth; --json lists every one
+_METRIC_WORDS = {"decode_tps": ("Decode", "tok/s"), "prefill_tps": ("Prefill", "tok/s"),
+                 "output_tps": ("Output", "tok/s"), "total_tps": ("Throughput", "tok/s"),
+                 "tpot_ms": ("Per output token", "ms"), "ttft_ms": ("First token", "ms")}
+
+
+def _measured_lines(result: EstimateView) -> list[str]:
+    """Public runs of this model, format, device, engine and load, measured beside what the
+    profile predicts for each run as measured; the figures above are predictions."""
+    if not result.measured:
+        return []
+    lines = ["", f"  Measured ({len(result.measured)} public run"
+                 f"{'s' if len(result.measured) != 1 else ''} of this setup; the figures "
+                 "above are predictions)"]
+    for run in result.measured[:MEASURED_SHOWN]:
+        label, unit = _METRIC_WORDS.get(run.metric, (run.metric, ""))
+        depth = (f"tg{run.generate} at depth {run.prompt:,}" if run.generate is not None
+                 else f"pp{run.prompt:,}")
+        predicted = "unknown" if run.predicted is None else f"{run.predicted:,.4g}"
+        build = ", ".join(x for x in (run.engine_version, run.date) if x) or "build unstated"
+        lines += [f"    {label:<26}{run.value:,.4g} {unit} measured ({depth}); predicted "
+                  f"{predicted}",
+                  f"      {build}; {run.location}"]
+        if run.apart:
+            lines += textwrap.wrap(f"outside what the profile models: {run.apart}", 74,
+                                   initial_indent="      ", subsequent_indent="      ")
+    if len(result.measured) > MEASURED_SHOWN:
+        lines.append(f"    {len(result.measured) - MEASURED_SHOWN} more in --json")
+    return lines
+
+
 def render_estimate(result: EstimateView) -> str:
     """A compact, readable summary of one scenario (fits in 80 columns)."""
     scenario = result.scenario
@@ -180,6 +211,7 @@ def render_estimate(result: EstimateView) -> str:
         *_kv_capacity_lines(result),
         "",
         *_speed_and_cost(result),
+        *_measured_lines(result),
     ]
     lines += ["", f"Every number has a derivation: fitproof explain total_gib {scenario.model} "
                   f"--on {scenario.hardware}"]
