@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
+from typing import Any
 
 from .errors import InputError
 from .registry import Registry
 from .scenario import Scenario, figure_value, resolve_scenario
 from .specs import MeasurementPack, MeasurementRow
-from .views import (Accuracy, GroupScore, MeasuredRun, Scored, measurement_key,
-                    order_runs)
+from .views import (Accuracy, GroupScore, MeasuredRun, MeasurementsView, Scored,
+                    measurement_key, order_runs)
 
 GROUPS = ("device", "engine", "moe", "backend")
 
@@ -139,6 +140,30 @@ def runs_by_key(registry: Registry) -> dict[str, list[MeasuredRun]]:
     return _runs(registry, [(pack, index, row) for pack in registry.measurements.values()
                             for index, row in enumerate(pack.rows)
                             if row.metric in registry.graph.formulas])
+
+
+def listed_runs(registry: Registry, *, model: str | None = None, hardware: str | None = None,
+                quant: str | None = None, engine: str | None = None) -> MeasurementsView:
+    """``fitproof measurements``: every row of the filters (ids or aliases; ``None`` for
+    any), by setup, metric and depth."""
+    wanted = {"model": model and registry.resolve("model", model),
+              "hardware": hardware and registry.resolve("hardware", hardware),
+              "quant": quant and registry.resolve("quant", quant),
+              "engine": engine and registry.resolve("engine", engine)}
+    entries = [(pack, index, row) for pack in registry.measurements.values()
+               for index, row in enumerate(pack.rows) if row.metric in registry.graph.formulas
+               and all(value is None or getattr(row, key) == value
+                       for key, value in wanted.items())]
+    fields = ("model", "hardware", "quant", "kv", "engine", "backend", "gpus", "batch")
+    listed = []
+    for key, runs in _runs(registry, entries).items():
+        setup: dict[str, Any] = dict(zip(fields, key.split("|")))
+        setup.update(backend=setup["backend"] or None, gpus=int(setup["gpus"]),
+                     batch=int(setup["batch"]))
+        listed += [(setup, run) for run in runs]
+    listed.sort(key=lambda item: (*(str(item[0][f]) for f in fields), item[1].metric,
+                                  item[1].prompt, item[1].location))
+    return MeasurementsView(wanted, tuple(listed))
 
 
 def _runs(registry: Registry, entries: Sequence[tuple[MeasurementPack, int, MeasurementRow]],

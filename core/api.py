@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .site import SiteSummary
     from .views import (Accuracy, DerivationView, EstimateView, LoadedPack, ModelsView,
                         PacksView, PackView, SolveView, SweepView, ValidationReport)
-    from .views import DetectView
+    from .views import DetectView, MeasurementsView
 
 _LAZY = {"Formats": "formats", "RenderOptions": "formats", "Registry": "registry",
          "Scenario": "scenario",
@@ -56,7 +56,7 @@ __all__ = [
     "pack", "packs", "parse_parameters", "parse_tokens",
     "render", "report", "scenario", "site", "sweep", "validate_packs", "write_parquet",
 ]
-__all__ += ["detect", "detected_hardware"]
+__all__ += ["detect", "detected_hardware", "measurements"]
 
 def load_registry(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: bool = True,
                   extra_plugins: Iterable[object] = (), use_cache: bool = True,
@@ -357,6 +357,16 @@ def detect(registry: Registry, *, timeout: float | None = None,
     from .detect_match import detect_view
 
     return detect_view(registry, timeout, environ)
+
+
+def measurements(registry: Registry, *, model: str | None = None,
+                 hardware: str | None = None, quant: str | None = None,
+                 engine: str | None = None) -> MeasurementsView:
+    """``fitproof measurements``: the measurement rows of a model, device, format or engine
+    (ids or aliases; ``None`` for any), each with the prediction for the run as measured."""
+    from .accuracy import listed_runs
+
+    return listed_runs(registry, model=model, hardware=hardware, quant=quant, engine=engine)
 
 
 def detected_hardware(registry: Registry, *, timeout: float | None = None,

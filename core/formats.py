@@ -23,7 +23,7 @@ VIEW_KINDS = {
     "packs": "fitproof packs list", "pack": "fitproof packs show",
     "accuracy": "fitproof validate", "validation": "fitproof packs validate",
     "sweep": "fitproof sweep", "solve": "fitproof solve",
-    "detect": "fitproof detect",
+    "detect": "fitproof detect", "measurements": "fitproof measurements",
 }
 
 

@@ -259,3 +259,14 @@ class SolveView:
     target: str | None = None  # cheapest: the speed asked for, as "decode_tps >= 100 tok/s"
     basis: str | None = None  # cheapest: buy or rent
     notes: tuple[str, ...] = ()  # a question with `over`: how every value of it fared
+
+
+@dataclass(frozen=True, slots=True)
+class MeasurementsView:
+    """``fitproof measurements``: the shipped and user measurement rows of the filters
+    (``model``, ``hardware``, ``quant``, ``engine``; ``None`` for any), each with its setup
+    (quant, kv, engine, backend, gpus, batch) and its run beside the prediction."""
+
+    filters: Mapping[str, str | None]
+    runs: tuple[tuple[Mapping[str, Any], MeasuredRun], ...]
+

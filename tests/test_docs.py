@@ -81,7 +81,9 @@ def test_every_pack_line_the_docs_show_is_the_line_they_name():
                     import yaml
 
                     row = yaml.safe_load(target.strip()[2:])
-                    shown_value = f"{row['value']:,.4g}"
+                    from fitproof.renderers.display import significant
+
+                    shown_value = significant(row["value"])
                     assert shown_value in " ".join(lines[number - 1:number + 1]), \
                         f"{doc}:{number + 1}: {path}:{at} measured {row['value']}, not shown"
                     shown += 1

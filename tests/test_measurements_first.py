@@ -95,3 +95,31 @@ def test_the_site_page_has_the_table(tmp_path, measured_registry):
         for pack in measured_registry.measurements.values() for row in pack.rows)
     # the page's script data does not carry the table
     assert '"measured"' not in (tmp_path / "assets" / "data.js").read_text()
+
+
+def test_the_measurements_command_lists_rows_beside_predictions(capsys, measured_registry):
+    assert main(["--no-plugins", "measurements", "llama-3.1-8b", "--on", "RTX 4090",
+                 "--quant", "Q4_K_M", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    single = [r for r in rows if r["gpus"] == 1]
+    assert len(single) == 8 and {r["hardware"] for r in rows} == {"rtx-4090"}
+    decode = next(r for r in single if r["location"].endswith("xiongjiedai-llama-bench.yaml:75"))
+    assert (decode["value"], decode["unit"], decode["quant"], decode["engine"]) == \
+        (130.58, "tok/s", "Q4_K_M", "llama.cpp")
+    scored = {str(s.location): s.predicted for s in score(measured_registry).rows}
+    assert decode["predicted"] == pytest.approx(scored[decode["location"]], rel=1e-12)
+    assert main(["--no-plugins", "measurements", "llama-3.1-8b", "--on", "rtx-4090",
+                 "--quant", "Q4_K_M"]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[0] == "llama-3.1-8b on rtx-4090 · Q4_K_M · llama.cpp"
+    row = next(line for line in text if line.endswith("xiongjiedai-llama-bench.yaml:75"))
+    assert row.split()[:4] == ["decode_tps", "tg512", "@", "0"]
+    assert row.split()[4] == "130.6"
+
+
+def test_the_measurements_command_names_what_it_lacks(capsys):
+    assert main(["--no-plugins", "measurements", "tinyllama-1.1b", "--on", "h100-80gb-sxm"]) == 0
+    assert capsys.readouterr().out == ("no measurement rows of model tinyllama-1.1b, hardware "
+                                       "h100-80gb-sxm\n")
+    assert main(["--no-plugins", "measurements", "no-such-model"]) == 2
+    assert "unknown model 'no-such-model'" in capsys.readouterr().err

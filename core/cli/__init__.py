@@ -385,5 +385,16 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 COMMANDS["detect"] = _detect
 
 
+def _measurements(args: argparse.Namespace) -> int:
+    registry = _registry(args)
+    view = api.measurements(registry, model=args.model, hardware=args.hardware,
+                            quant=args.quant, engine=args.engine)
+    _show("measurements", view, args, registry)
+    return 0
+
+
+COMMANDS["measurements"] = _measurements
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -304,6 +304,16 @@ def _detect_command(commands: Any, common: argparse.ArgumentParser) -> None:
     format_option(detect, "text, json")
 
 
+def _measurements_command(commands: Any, common: argparse.ArgumentParser) -> None:
+    listing = commands.add_parser("measurements", parents=[common],
+                                  help=COMMAND_HELP["measurements"])
+    listing.add_argument("model", nargs="?", metavar="MODEL", help="model id or alias")
+    listing.add_argument("--on", dest="hardware", metavar="HW", help="hardware id or alias")
+    listing.add_argument("--quant", metavar="Q", help="weight format")
+    listing.add_argument("--engine", metavar="ENGINE", help="llama.cpp, vllm or sglang")
+    format_option(listing, "text, json")
+
+
 COMMAND_PARSERS: dict[str, Callable[[Any, argparse.ArgumentParser], None]] = {
     "estimate": _estimate_command,
     "explain": _explain_command,
@@ -331,3 +341,6 @@ COMMAND_HELP = {
 }
 COMMAND_HELP["detect"] = "the local accelerators (nvidia-smi, rocm-smi, sysctl) and their packs"
 COMMAND_PARSERS["detect"] = _detect_command
+COMMAND_HELP["measurements"] = ("the public measurements of a model or device, each beside "
+                                "its prediction")
+COMMAND_PARSERS["measurements"] = _measurements_command

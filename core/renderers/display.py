@@ -31,3 +31,11 @@ def display_number(value: float | None, precision: int | None = None, display: s
 def signed(text: str) -> str:
     """Prefix a plus sign to a non-negative number's text."""
     return text if text.startswith("-") or text == "n/a" else f"+{text}"
+
+
+def significant(value: float) -> str:
+    """A measured figure to four significant digits with thousands separators, never in
+    exponent form (``130.58`` → ``130.6``, ``11094.5`` → ``11,095``)."""
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:,.4g}"

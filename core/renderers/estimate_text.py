@@ -8,7 +8,7 @@ import json
 import textwrap
 
 from ..estimate_view import EstimateView
-from .display import display_number, signed
+from .display import display_number, signed, significant
 
 
 def _q(result: EstimateView, name: str, unit: str = "", prefix: str = "") -> str:
@@ -167,9 +167,9 @@ def _measured_lines(result: EstimateView) -> list[str]:
         label, unit = _METRIC_WORDS.get(run.metric, (run.metric, ""))
         depth = (f"tg{run.generate} at depth {run.prompt:,}" if run.generate is not None
                  else f"pp{run.prompt:,}")
-        predicted = "unknown" if run.predicted is None else f"{run.predicted:,.4g}"
+        predicted = "unknown" if run.predicted is None else significant(run.predicted)
         build = ", ".join(x for x in (run.engine_version, run.date) if x) or "build unstated"
-        lines += [f"    {label:<26}{run.value:,.4g} {unit} measured ({depth}); predicted "
+        lines += [f"    {label:<26}{significant(run.value)} {unit} measured ({depth}); predicted "
                   f"{predicted}",
                   f"      {build}; {run.location}"]
         if run.apart:

@@ -10,6 +10,7 @@ from ..report_view import ReportView
 from ..views import DerivationView, ModelsView
 from . import accuracy, blocks, explain, models, packs, sensitivity, solve, sweep
 from .detect import detect_json, render_detect_text
+from .measurements import measurements_json, render_measurements_text
 from .estimate_text import render_estimate, render_estimate_json
 from .i18n import Messages
 from .report_document import report_blocks
@@ -116,4 +117,8 @@ BUILTIN_FORMATS = (
     OutputFormat("text", "detect", lambda v, o: render_detect_text(v),
                  "each device, its hardware pack or a pack template"),
     OutputFormat("json", "detect", lambda v, o: _json(detect_json(v)), "one object per device"),
+    OutputFormat("text", "measurements", lambda v, o: render_measurements_text(v),
+                 "a table per setup"),
+    OutputFormat("json", "measurements", lambda v, o: _json(measurements_json(v)),
+                 "one object per row"),
 )
