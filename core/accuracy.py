@@ -143,15 +143,17 @@ def runs_by_key(registry: Registry) -> dict[str, list[MeasuredRun]]:
 
 
 def listed_runs(registry: Registry, *, model: str | None = None, hardware: str | None = None,
-                quant: str | None = None, engine: str | None = None) -> MeasurementsView:
+                quant: str | None = None, engine: str | None = None,
+                pack: str | None = None) -> MeasurementsView:
     """``fitproof measurements``: every row of the filters (ids or aliases; ``None`` for
-    any), by setup, metric and depth."""
+    any; ``pack``: the rows of one measurement pack), by setup, metric and depth."""
     wanted = {"model": model and registry.resolve("model", model),
               "hardware": hardware and registry.resolve("hardware", hardware),
               "quant": quant and registry.resolve("quant", quant),
               "engine": engine and registry.resolve("engine", engine)}
-    entries = [(pack, index, row) for pack in registry.measurements.values()
-               for index, row in enumerate(pack.rows) if row.metric in registry.graph.formulas
+    entries = [(found, index, row) for found in registry.measurements.values()
+               if pack is None or found.id == pack
+               for index, row in enumerate(found.rows) if row.metric in registry.graph.formulas
                and all(value is None or getattr(row, key) == value
                        for key, value in wanted.items())]
     fields = ("model", "hardware", "quant", "kv", "engine", "backend", "gpus", "batch")

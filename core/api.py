@@ -35,7 +35,7 @@ _LAZY = {"Formats": "formats", "RenderOptions": "formats", "Registry": "registry
          # fitproof import: the importers package's own door (importers/commands.py)
          "HubImport": "importers.commands", "import_gguf": "importers.commands",
          "import_hf": "importers.commands", "import_hub": "importers.commands",
-         "is_hub_repository": "importers.commands"}
+         "is_hub_repository": "importers.commands", "bench_ingest": "importers.commands"}
 
 
 def __getattr__(name: str) -> Any:
@@ -56,7 +56,7 @@ __all__ = [
     "pack", "packs", "parse_parameters", "parse_tokens",
     "render", "report", "scenario", "site", "sweep", "validate_packs", "write_parquet",
 ]
-__all__ += ["detect", "detected_hardware", "measurements"]
+__all__ += ["bench_ingest", "detect", "detected_hardware", "measurements"]
 
 def load_registry(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: bool = True,
                   extra_plugins: Iterable[object] = (), use_cache: bool = True,
@@ -361,12 +361,13 @@ def detect(registry: Registry, *, timeout: float | None = None,
 
 def measurements(registry: Registry, *, model: str | None = None,
                  hardware: str | None = None, quant: str | None = None,
-                 engine: str | None = None) -> MeasurementsView:
-    """``fitproof measurements``: the measurement rows of a model, device, format or engine
-    (ids or aliases; ``None`` for any), each with the prediction for the run as measured."""
+                 engine: str | None = None, pack: str | None = None) -> MeasurementsView:
+    """``fitproof measurements``: the measurement rows of a model, device, format, engine
+    or pack (ids or aliases; ``None`` for any), each with the prediction for the run."""
     from .accuracy import listed_runs
 
-    return listed_runs(registry, model=model, hardware=hardware, quant=quant, engine=engine)
+    return listed_runs(registry, model=model, hardware=hardware, quant=quant, engine=engine,
+                       pack=pack)
 
 
 def detected_hardware(registry: Registry, *, timeout: float | None = None,

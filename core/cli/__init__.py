@@ -42,6 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.parse_args(["import", "--help"])
         if args.command == "packs" and args.packs_command is None:
             parser.parse_args(["packs", "--help"])
+        if args.command == "bench" and args.bench_command is None:
+            parser.parse_args(["bench", "--help"])
         return COMMANDS[args.command](args)
     except InputError as exc:
         print(f"fitproof: error: {exc}", file=sys.stderr)
@@ -394,6 +396,26 @@ def _measurements(args: argparse.Namespace) -> int:
 
 
 COMMANDS["measurements"] = _measurements
+
+
+def _bench(args: argparse.Namespace) -> int:
+    registry = _registry(args)
+    hardware, gpus = args.hardware, args.gpus
+    if hardware == "auto":
+        hardware, count, _ = api.detected_hardware(registry)
+        gpus = gpus or count
+    path, pack_id, left_out = api.bench_ingest(
+        args.paths, registry, model=args.model, quant=args.quant, hardware=hardware, gpus=gpus,
+        pack_id=args.pack_id, out=args.out, force=args.force)
+    print(f"wrote {path}", file=sys.stderr)
+    for why, count in sorted(left_out.items(), key=lambda item: -item[1]):
+        print(f"left out {count}: {why}", file=sys.stderr)
+    registry = _registry(args, [args.out] if args.out else [])
+    _show("measurements", api.measurements(registry, pack=pack_id), args, registry)
+    return 0
+
+
+COMMANDS["bench"] = _bench
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -314,6 +314,30 @@ def _measurements_command(commands: Any, common: argparse.ArgumentParser) -> Non
     format_option(listing, "text, json")
 
 
+def _bench_command(commands: Any, common: argparse.ArgumentParser) -> None:
+    bench = commands.add_parser("bench", help=COMMAND_HELP["bench"])
+    bench_commands = bench.add_subparsers(dest="bench_command", metavar="ACTION")
+    ingest = bench_commands.add_parser(
+        "ingest", parents=[common],
+        help="llama-bench outputs (-o json, jsonl, csv, or its markdown table) as measurement "
+             "rows in your pack folder, each printed beside its prediction")
+    ingest.add_argument("paths", nargs="+", metavar="FILE")
+    ingest.add_argument("--model", metavar="MODEL",
+                        help="model id or alias (default: from the GGUF file's name)")
+    ingest.add_argument("--quant", metavar="Q",
+                        help="weight format (default: from the GGUF file's name)")
+    ingest.add_argument("--on", dest="hardware", metavar="HW",
+                        help="the device, or auto (detected) (default: llama-bench's gpu_info)")
+    ingest.add_argument("--gpus", type=int, metavar="N",
+                        help="devices the model was spread over (default: gpu_info's count)")
+    ingest.add_argument("--id", dest="pack_id", metavar="ID",
+                        help="measurement pack id (default: bench-FILE)")
+    ingest.add_argument("--out", metavar="DIR",
+                        help="folder to write ID.yaml in (default: your pack folder)")
+    ingest.add_argument("--force", action="store_true", help="overwrite an existing pack")
+    format_option(ingest, "text, json")
+
+
 COMMAND_PARSERS: dict[str, Callable[[Any, argparse.ArgumentParser], None]] = {
     "estimate": _estimate_command,
     "explain": _explain_command,
@@ -344,3 +368,5 @@ COMMAND_PARSERS["detect"] = _detect_command
 COMMAND_HELP["measurements"] = ("the public measurements of a model or device, each beside "
                                 "its prediction")
 COMMAND_PARSERS["measurements"] = _measurements_command
+COMMAND_HELP["bench"] = "your own benchmark outputs as measurement rows (bench ingest)"
+COMMAND_PARSERS["bench"] = _bench_command

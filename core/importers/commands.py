@@ -101,3 +101,43 @@ def import_gguf(path: str, registry: Registry, *, model_id: str, out: str,
             message = str(exc).replace(str(local.parent), path.rsplit("/", 1)[0])
             raise type(exc)(message) from None
     return write_pack(text, out, model_id, force=force)
+
+
+def bench_ingest(paths: list[str], registry: Registry, *, model: str | None = None,
+                 quant: str | None = None, hardware: str | None = None,
+                 gpus: int | None = None, pack_id: str | None = None, out: str | None = None,
+                 force: bool = False) -> tuple[Path, str, dict[str, int]]:
+    """``fitproof bench ingest``: llama-bench outputs as a measurement pack, written into
+    ``out`` (default: the user's pack folder, which every load reads); the pack's path, its
+    id, and why results were left out (with counts)."""
+    import json
+    import re
+
+    from .bench import Choices, read_results, rows_of
+    from .hub import user_pack_folder_or_error
+    from .writer import check_text, write_pack
+
+    check_text({"--model": model, "--quant": quant, "--on": hardware, "--id": pack_id,
+                "--out": out})
+    if not paths:
+        raise InputError("name at least one benchmark output file")
+    results = [result for path in paths for result in read_results(Path(path))]
+    rows, left_out = rows_of(results, registry, Choices(model, quant, hardware, gpus))
+    if not rows:
+        reasons = "; ".join(f"{n} {why}" for why, n in left_out.most_common())
+        raise InputError(f"no result of {', '.join(paths)} is a scenario fitproof models"
+                         + (f" ({reasons})" if reasons else ""))
+    stem = re.sub(r"[^a-z0-9._-]+", "-", Path(paths[0]).stem.lower()).strip("-._") or "run"
+    pack_id = pack_id or f"bench-{stem}"
+    folder = out or str(user_pack_folder_or_error() / "measurements")
+    lines = ["# written by fitproof bench ingest; the source of each row is the file it was "
+             "read from",
+             "kind: measurements", f"id: {pack_id}", f"name: {json.dumps(f'Your runs: {stem}')}",
+             "description: >-",
+             "  llama-bench results ingested by fitproof bench ingest: each row the scenario "
+             "of one",
+             "  result, its build and date where the output states them.",
+             "source:"] + [f"  - {json.dumps(str(Path(p).resolve()))}" for p in paths] + \
+        ["rows:"] + [f"  - {json.dumps(row, ensure_ascii=False)}" for row in rows]
+    path = write_pack("\n".join(lines) + "\n", folder, pack_id, force=force)
+    return path, pack_id, dict(left_out)

@@ -64,12 +64,17 @@ class HubModel:
     notes: tuple[str, ...] = ()
 
 
-def user_models_folder() -> Path:
-    """Where an import by name writes its pack: ``models`` in the user's pack folder."""
+def user_pack_folder_or_error() -> Path:
+    """The user's pack folder, or an :class:`InputError` when ``FITPROOF_USER_PACKS`` is off."""
     folder = user_pack_folder()
     if folder is None:
         raise InputError(f"{USER_PACKS_ENV} is off: pass --out DIR to say where the pack goes")
-    return folder / "models"
+    return folder
+
+
+def user_models_folder() -> Path:
+    """Where an import by name writes its pack: ``models`` in the user's pack folder."""
+    return user_pack_folder_or_error() / "models"
 
 
 def fetch_model(repo_id: str, revision: str | None = None) -> HubModel:
