@@ -103,7 +103,8 @@ def test_the_markdown_table_needs_what_it_does_not_name(capsys, user_packs):
 
 @pytest.mark.parametrize("content, message", [
     (None, "{path}:2: 41 fields where the header names 42"),  # the README's CSV, as printed
-    ("hello", "{path}: not a llama-bench output (JSON, JSONL, CSV or markdown table)"),
+    ("hello", "{path}: not a benchmark output fitproof reads (llama-bench's JSON, JSONL, CSV "
+              "or markdown table; vllm bench serve's log or result file)"),
     ("[1, 2]", "{path}: llama-bench -o json prints an array of objects"),
     ('[{"n_prompt": 512}]', "{path}: result 1: the result has no avg_ts"),
     ("| model | test | t/s |\n|---|---|---|\n| x | pp 512x | 1 |\n",
@@ -127,3 +128,26 @@ def test_shipped_measurements_cite_public_pages():
     for path in sorted((REPO / "packs" / "measurements").glob("*.yaml")):
         text = path.read_text(encoding="utf-8")
         assert "file:///" not in text, path.name
+
+
+@pytest.mark.parametrize("name", ["vllm-bench-serve-h100x8.txt", "vllm-bench-serve-h100x8.json"])
+def test_a_vllm_bench_serve_run_becomes_serving_rows(capsys, user_packs, name):
+    """llm-benchmaq's run of Llama 3.1 70B Instruct on 8 x H100 (TP 8), 50 in flight: the
+    log and the result file give the same rows."""
+    path = str(BENCH / name)
+    code, _, err = _ingest(capsys, path, "--model", "llama-3.1-70b")
+    assert (code, err) == (2, f"fitproof: error: {path}: a serving benchmark names no device "
+                              "or weight format; pass --on and --quant (and --gpus, the "
+                              "tensor-parallel size)\n")
+    code, out, err = _ingest(capsys, path, "--model", "llama-3.1-70b", "--on", "h100-80gb-sxm",
+                             "--quant", "BF16", "--gpus", "8")
+    assert code == 0, err
+    rows = fitproof.load_registry(plugins=False).measurements[
+        "bench-" + name.removesuffix(".txt").removesuffix(".json")].rows
+    assert [(r.metric, round(r.value, 2)) for r in rows] == [
+        ("output_tps", 1675.40), ("tpot_ms", 21.42), ("ttft_ms", 1095.25)]
+    first = rows[0]
+    assert (first.engine, first.gpus, first.prompt, first.generate, first.concurrency,
+            first.requests, first.missing) == ("vllm", 8, 1023, 128, 50, 1000, ())
+    assert out.splitlines()[0] == ("llama-3.1-70b on 8x h100-80gb-sxm · BF16 · vllm · 50 in "
+                                   "flight")

@@ -406,7 +406,7 @@ def _bench(args: argparse.Namespace) -> int:
         gpus = gpus or count
     path, pack_id, left_out = api.bench_ingest(
         args.paths, registry, model=args.model, quant=args.quant, hardware=hardware, gpus=gpus,
-        pack_id=args.pack_id, out=args.out, force=args.force)
+        engine=args.engine, pack_id=args.pack_id, out=args.out, force=args.force)
     print(f"wrote {path}", file=sys.stderr)
     for why, count in sorted(left_out.items(), key=lambda item: -item[1]):
         print(f"left out {count}: {why}", file=sys.stderr)

@@ -319,8 +319,9 @@ def _bench_command(commands: Any, common: argparse.ArgumentParser) -> None:
     bench_commands = bench.add_subparsers(dest="bench_command", metavar="ACTION")
     ingest = bench_commands.add_parser(
         "ingest", parents=[common],
-        help="llama-bench outputs (-o json, jsonl, csv, or its markdown table) as measurement "
-             "rows in your pack folder, each printed beside its prediction")
+        help="llama-bench outputs (-o json, jsonl, csv, or its markdown table) and vllm bench "
+             "serve logs and result files as measurement rows in your pack folder, each "
+             "printed beside its prediction")
     ingest.add_argument("paths", nargs="+", metavar="FILE")
     ingest.add_argument("--model", metavar="MODEL",
                         help="model id or alias (default: from the GGUF file's name)")
@@ -329,7 +330,10 @@ def _bench_command(commands: Any, common: argparse.ArgumentParser) -> None:
     ingest.add_argument("--on", dest="hardware", metavar="HW",
                         help="the device, or auto (detected) (default: llama-bench's gpu_info)")
     ingest.add_argument("--gpus", type=int, metavar="N",
-                        help="devices the model was spread over (default: gpu_info's count)")
+                        help="devices the model was spread over (default: gpu_info's count; "
+                             "a serving run's tensor-parallel size)")
+    ingest.add_argument("--engine", metavar="ENGINE",
+                        help="the engine a vllm bench serve run measured (default vllm)")
     ingest.add_argument("--id", dest="pack_id", metavar="ID",
                         help="measurement pack id (default: bench-FILE)")
     ingest.add_argument("--out", metavar="DIR",

@@ -72,8 +72,8 @@ class Choices:
     gpus: int | None = None
 
 
-def read_results(path: Path) -> list[Result]:
-    """Every result of a llama-bench output file (JSON, JSONL, CSV or markdown)."""
+def read_text(path: Path) -> str:
+    """A benchmark output's text: a regular file within a size limit, UTF-8."""
     try:
         raw = read_bounded(path, MAX_BENCH_BYTES)
     except OSError as exc:
@@ -84,6 +84,11 @@ def read_results(path: Path) -> list[Result]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text") from None
+    return text
+
+
+def read_results(path: Path, text: str) -> list[Result]:
+    """Every result of a llama-bench output (JSON, JSONL, CSV or markdown)."""
     stripped = text.lstrip()
     if stripped.startswith("["):
         return _from_json(path, text)
@@ -93,7 +98,8 @@ def read_results(path: Path) -> list[Result]:
         return _from_csv(path, text)
     if "|" in text and re.search(r"\|\s*t/s\s*\|", text):
         return _from_markdown(path, text)
-    raise InputError(f"{path}: not a llama-bench output (JSON, JSONL, CSV or markdown table)")
+    raise InputError(f"{path}: not a benchmark output fitproof reads (llama-bench's JSON, JSONL, "
+                     "CSV or markdown table; vllm bench serve's log or result file)")
 
 
 def _int(value: Any) -> int | None:
@@ -269,6 +275,18 @@ def _row(result: Result, registry: Registry, choices: Choices,
     row["quote"] = result.quote
     row["note"] = f"fitproof bench ingest of {result.where}"
     return row, ""
+
+
+def model_of(where: str, named: str | None, registry: Registry, choices: Choices) -> str:
+    """The model pack of a run: ``--model``, else the one the run's model path names."""
+    if choices.model:
+        return registry.resolve("model", choices.model)
+    stem = Path(named or "").name.removesuffix(".gguf")
+    found = registry.known("model", stem) if stem else []
+    if len(found) == 1:
+        return found[0]
+    said = f" ({named})" if named else ""
+    raise InputError(f"{where}: which model pack was run{said}? pass --model")
 
 
 def _model(result: Result, registry: Registry, choices: Choices) -> str:

@@ -105,24 +105,45 @@ def import_gguf(path: str, registry: Registry, *, model_id: str, out: str,
 
 def bench_ingest(paths: list[str], registry: Registry, *, model: str | None = None,
                  quant: str | None = None, hardware: str | None = None,
-                 gpus: int | None = None, pack_id: str | None = None, out: str | None = None,
+                 gpus: int | None = None, engine: str | None = None,
+                 pack_id: str | None = None, out: str | None = None,
                  force: bool = False) -> tuple[Path, str, dict[str, int]]:
-    """``fitproof bench ingest``: llama-bench outputs as a measurement pack, written into
-    ``out`` (default: the user's pack folder, which every load reads); the pack's path, its
-    id, and why results were left out (with counts)."""
+    """``fitproof bench ingest``: llama-bench, vllm bench serve and SGLang bench_serving
+    outputs as a measurement pack, written into ``out`` (default: the user's pack folder,
+    which every load reads); the pack's path, its id, and why results were left out."""
     import json
     import re
 
-    from .bench import Choices, read_results, rows_of
+    from .bench import Choices, model_of, read_results, read_text, rows_of
     from .hub import user_pack_folder_or_error
+    from .serving_bench import is_serving_output, read_runs, serving_rows
     from .writer import check_text, write_pack
 
     check_text({"--model": model, "--quant": quant, "--on": hardware, "--id": pack_id,
-                "--out": out})
+                "--out": out, "--engine": engine})
     if not paths:
         raise InputError("name at least one benchmark output file")
-    results = [result for path in paths for result in read_results(Path(path))]
-    rows, left_out = rows_of(results, registry, Choices(model, quant, hardware, gpus))
+    choices = Choices(model, quant, hardware, gpus)
+    results, rows = [], []
+    for name in paths:
+        text = read_text(Path(name))
+        if not is_serving_output(text):
+            results += read_results(Path(name), text)
+            continue
+        for run in read_runs(Path(name), text):
+            if not hardware or not quant:
+                raise InputError(f"{run.where}: a serving benchmark names no device or weight "
+                                 "format; pass --on and --quant (and --gpus, the tensor-parallel "
+                                 "size)")
+            rows += serving_rows(
+                run, model=model_of(run.where, run.fields.get("model_id") or
+                                    run.fields.get("model"), registry, choices),
+                hardware=registry.resolve("hardware", hardware),
+                quant=registry.resolve("quant", quant),
+                engine=registry.resolve("engine", engine or run.engine or "vllm"),
+                gpus=gpus or 1)
+    llama_rows, left_out = rows_of(results, registry, choices)
+    rows += llama_rows
     if not rows:
         reasons = "; ".join(f"{n} {why}" for why, n in left_out.most_common())
         raise InputError(f"no result of {', '.join(paths)} is a scenario fitproof models"
@@ -134,8 +155,8 @@ def bench_ingest(paths: list[str], registry: Registry, *, model: str | None = No
              "read from",
              "kind: measurements", f"id: {pack_id}", f"name: {json.dumps(f'Your runs: {stem}')}",
              "description: >-",
-             "  llama-bench results ingested by fitproof bench ingest: each row the scenario "
-             "of one",
+             "  Benchmark results ingested by fitproof bench ingest: each row the scenario of "
+             "one",
              "  result, its build and date where the output states them.",
              "source:"] + [f"  - {json.dumps(str(Path(p).resolve()))}" for p in paths] + \
         ["rows:"] + [f"  - {json.dumps(row, ensure_ascii=False)}" for row in rows]

@@ -1,0 +1,160 @@
+"""``fitproof bench ingest`` of serving benchmarks: ``vllm bench serve``'s printed result
+block or its ``--save-result`` JSON (one run per file, or per line when several are
+appended), as measurement rows. A run whose client says it was ``sglang`` (SGLang's
+bench_serving writes the same keys) is taken as SGLang's.
+
+A run gives the mean TTFT, the mean TPOT and the output throughput (the total throughput
+where no output figure is printed), the requests sent, the client's concurrency cap and
+rate, and the tokens in and out, whose means over the completed requests are the row's
+prompt and generate. Neither tool prints the device, the device count or the weight format,
+and ``vllm bench serve`` does not know which engine served it: those come from ``--on``,
+``--gpus``, ``--quant`` and ``--engine``. A run at a finite request rate without a
+concurrency cap says so in the row's ``missing`` (``fitproof validate`` scores it apart).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from ..errors import InputError
+
+# the printed result block's labels -> the result file's keys
+_PRINTED = {
+    "Successful requests": "completed", "Maximum request concurrency": "max_concurrency",
+    "Total input tokens": "total_input_tokens", "Total generated tokens": "total_output_tokens",
+    "Output token throughput (tok/s)": "output_throughput",
+    "Total Token throughput (tok/s)": "total_token_throughput",
+    "Total token throughput (tok/s)": "total_token_throughput",
+    "Mean TTFT (ms)": "mean_ttft_ms", "Mean TPOT (ms)": "mean_tpot_ms",
+}
+# a result's keys -> the row's metric
+METRICS = {"output_throughput": "output_tps", "mean_tpot_ms": "tpot_ms", "mean_ttft_ms": "ttft_ms"}
+_NAMESPACE = re.compile(r"\b(num_prompts|max_concurrency|request_rate|random_range_ratio|model|"
+                        r"ignore_eos)=('[^']*'|[^,)]*)")
+
+
+@attrs.frozen
+class ServingRun:
+    """One serving benchmark run, as its output states it."""
+
+    where: str
+    source: str
+    fields: dict[str, Any]  # the result file's keys (printed labels mapped onto them)
+    quotes: dict[str, str]  # key -> the line or item that states it
+    engine: str | None  # what the output says served it (SGLang's backend), else None
+
+
+def is_serving_output(text: str) -> bool:
+    """Whether ``text`` is a vllm bench serve log or result file."""
+    return "Serving Benchmark Result" in text or '"mean_ttft_ms"' in text
+
+
+def read_runs(path: Path, text: str) -> list[ServingRun]:
+    source = path.resolve().as_uri()
+    if "Serving Benchmark Result" in text:
+        return [_printed(path, source, text)]
+    runs = []
+    stripped = text.strip()
+    lines = [stripped] if stripped.startswith("{") and "\n{" not in stripped else \
+        stripped.splitlines()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            raise InputError(f"{path}:{number}: not JSON: {exc}") from None
+        if not isinstance(item, dict):
+            raise InputError(f"{path}:{number}: a result is a JSON object")
+        backend = str(item.get("backend") or "")
+        engine = "sglang" if backend.startswith("sglang") else None
+        shown = {k: json.dumps({k: item[k]}) for k in item if not isinstance(item[k], list)}
+        runs.append(ServingRun(f"{path}:{number}" if len(lines) > 1 else str(path), source,
+                               {k: v for k, v in item.items() if not isinstance(v, list)},
+                               shown, engine))
+    return runs
+
+
+def _printed(path: Path, source: str, text: str) -> ServingRun:
+    fields: dict[str, Any] = {}
+    quotes: dict[str, str] = {}
+    for line in text.splitlines():
+        label, colon, value = line.partition(":")
+        key = _PRINTED.get(label.strip())
+        if colon and key and value.strip():
+            try:
+                fields[key] = float(value.strip())
+            except ValueError:
+                raise InputError(f"{path}: {label.strip()}: {value.strip()!r} is not a number") \
+                    from None
+            quotes[key] = line.rstrip()
+        if line.startswith("Namespace("):
+            for name, raw in _NAMESPACE.findall(line):
+                fields.setdefault(name, raw.strip("'"))
+    fields.setdefault("request_rate", "inf" if "Traffic request rate: inf" in text else None)
+    return ServingRun(str(path), source, fields, quotes, None)
+
+
+def _number(run: ServingRun, key: str) -> float | None:
+    value = run.fields.get(key)
+    if value in (None, "", "None"):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{run.where}: {key} {value!r} is not a number") from None
+
+
+def serving_rows(run: ServingRun, *, model: str, hardware: str, quant: str, engine: str,
+                 gpus: int) -> list[dict[str, Any]]:
+    """The run's rows (its mean TTFT, mean TPOT and output throughput) in the scenario the
+    command line names."""
+    completed = _number(run, "completed")
+    tokens_in, tokens_out = _number(run, "total_input_tokens"), _number(run, "total_output_tokens")
+    if not completed or tokens_in is None or tokens_out is None:
+        raise InputError(f"{run.where}: the run states no completed requests and token totals")
+    prompt, generate = round(tokens_in / completed), round(tokens_out / completed)
+    concurrency = _number(run, "max_concurrency")
+    requests = _number(run, "num_prompts") or completed
+    rate = run.fields.get("request_rate")
+    burst = str(rate).lower() in ("inf", "infinity")
+    missing = [] if concurrency or burst else ["the concurrency"]
+    base: dict[str, Any] = {"model": model, "hardware": hardware, "quant": quant,
+                            "engine": engine, "context": prompt + generate, "prompt": prompt,
+                            "generate": generate}
+    if gpus > 1:
+        base["gpus"] = gpus
+    if concurrency:
+        base["concurrency"] = int(concurrency)
+    base["requests"] = int(requests)
+    if burst:
+        base["request_rate"] = "inf"
+    elif rate not in (None, "", "None"):
+        base["request_rate"] = float(rate)
+    date = str(run.fields.get("date") or "")
+    if re.fullmatch(r"\d{8}-\d{6}", date):
+        base["date"] = f"{date[:4]}-{date[4:6]}-{date[6:8]}"
+    rows = []
+    metrics = dict(METRICS)
+    if _number(run, "output_throughput") is None and _number(run, "total_token_throughput"):
+        metrics["total_token_throughput"] = "total_tps"
+    for key, metric in metrics.items():
+        value = _number(run, key)
+        if value is None:
+            continue
+        row = {**base, "metric": metric, "value": value, "source": run.source,
+               "quote": run.quotes.get(key, key),
+               "note": f"fitproof bench ingest of {run.where}; lengths are the means of "
+                       f"{int(tokens_in)} and {int(tokens_out)} tokens over "
+                       f"{int(completed)} requests"}
+        if missing:
+            row["missing"] = missing
+        rows.append(row)
+    if not rows:
+        raise InputError(f"{run.where}: no mean TTFT, mean TPOT or throughput in the run")
+    return rows
