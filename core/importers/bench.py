@@ -145,8 +145,16 @@ def _from_json(path: Path, text: str) -> list[Result]:
             for i, item in enumerate(data)]
 
 
-def _from_jsonl(path: Path, text: str) -> list[Result]:
-    results = []
+def json_objects(path: Path, text: str) -> list[tuple[str, dict[str, Any]]]:
+    """The JSON objects of ``text`` with where each stands: the whole text when it is one
+    object (a result file), else one per non-empty line (JSONL)."""
+    try:
+        whole = json.loads(text)
+    except (ValueError, RecursionError):
+        whole = None
+    if isinstance(whole, dict):
+        return [(str(path), whole)]
+    found = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -155,9 +163,14 @@ def _from_jsonl(path: Path, text: str) -> list[Result]:
         except (ValueError, RecursionError) as exc:
             raise InputError(f"{path}:{number}: not JSON: {exc}") from None
         if not isinstance(item, dict):
-            raise InputError(f"{path}:{number}: a JSONL line of llama-bench is an object")
-        results.append(_result(f"{path}:{number}", json.dumps(_shown(item)), item, path))
-    return results
+            raise InputError(f"{path}:{number}: a result is a JSON object")
+        found.append((f"{path}:{number}", item))
+    return found
+
+
+def _from_jsonl(path: Path, text: str) -> list[Result]:
+    return [_result(where, json.dumps(_shown(item)), item, path)
+            for where, item in json_objects(path, text)]
 
 
 def _shown(item: Mapping[str, Any]) -> dict[str, Any]:

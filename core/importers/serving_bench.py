@@ -22,6 +22,7 @@ from typing import Any
 import attrs
 
 from ..errors import InputError
+from .bench import json_objects
 
 # the printed result block's labels -> the result file's keys
 _PRINTED = {
@@ -59,24 +60,12 @@ def read_runs(path: Path, text: str) -> list[ServingRun]:
     if "Serving Benchmark Result" in text:
         return [_printed(path, source, text)]
     runs = []
-    stripped = text.strip()
-    lines = [stripped] if stripped.startswith("{") and "\n{" not in stripped else \
-        stripped.splitlines()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except (ValueError, RecursionError) as exc:
-            raise InputError(f"{path}:{number}: not JSON: {exc}") from None
-        if not isinstance(item, dict):
-            raise InputError(f"{path}:{number}: a result is a JSON object")
+    for where, item in json_objects(path, text):
         backend = str(item.get("backend") or "")
         engine = "sglang" if backend.startswith("sglang") else None
-        shown = {k: json.dumps({k: item[k]}) for k in item if not isinstance(item[k], list)}
-        runs.append(ServingRun(f"{path}:{number}" if len(lines) > 1 else str(path), source,
-                               {k: v for k, v in item.items() if not isinstance(v, list)},
-                               shown, engine))
+        scalars = {k: v for k, v in item.items() if not isinstance(v, (list, dict))}
+        runs.append(ServingRun(where, source, scalars,
+                               {k: json.dumps({k: v}) for k, v in scalars.items()}, engine))
     return runs
 
 
