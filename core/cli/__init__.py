@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator, Sequence
 from .. import api
 from ..errors import FitproofError, InputError, PackError
 from .arguments import ALL_LEVELS, INPUT_OPTIONS, build_parser
+from .own_data import _bench, _import, _measurements
+from .shared import OutputError, _registry, _show, _write
 
 
 _SHARED_DEFAULTS = {"pack_dir": [], "no_plugins": False, "strict": False, "profile": None}
@@ -66,12 +68,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
 
 
-class OutputError(FitproofError):
-    """Standard output cannot be written (a full disk, /dev/full)."""
-
-    exit_code = 1
-
-
 def _discard_output() -> None:
     """Point standard output at the null device, so that the interpreter's last flush of
     what could not be written does not fail again on the way out."""
@@ -93,23 +89,6 @@ def _legible_streams() -> None:
                 reconfigure(errors="replace")
             except (OSError, ValueError):
                 pass
-
-
-def _registry(args: argparse.Namespace, extra_dirs: Sequence[str] = ()) -> api.Registry:
-    # --strict turns every plugin warning into an error (load_registry raises PackError)
-    registry = api.load([*args.pack_dir, *extra_dirs], plugins=not args.no_plugins,
-                        strict=args.strict, profile=args.profile)
-    for warning in registry.warnings:
-        print(f"fitproof: warning: {warning}", file=sys.stderr)
-    model = getattr(args, "model", None)
-    if model and not registry.known("model", model) and api.is_hub_repository(model):
-        if not getattr(args, "fetch", False):
-            raise InputError(f"no model pack records {model!r}; `fitproof import hf {model}` "
-                             "reads its config from the Hugging Face Hub (or add --fetch)")
-        with contextlib.redirect_stdout(sys.stderr):  # the command's output stays clean
-            _imported(model, api.import_hub(model, registry))
-        return _registry(args, extra_dirs)
-    return registry
 
 
 def _scenario(args: argparse.Namespace, registry: api.Registry) -> api.Scenario:
@@ -148,38 +127,6 @@ def _auto(args: argparse.Namespace, registry: api.Registry) -> dict[str, str]:
         args.gpus = count
         return {"gpus": "detected (--on auto)"}
     return {}
-
-
-def _show(view_kind: str, view: object, args: argparse.Namespace,
-          registry: api.Registry | None = None, format: str | None = None,
-          out: str | None = None) -> None:
-    """Print ``view`` (or write it to ``out``) in the format the command line asks for
-    (``--format``, ``--json``)."""
-    name = format or ("json" if getattr(args, "json", False) else args.format)
-    depth = getattr(args, "depth", None)
-    text = api.render(view_kind, view, name, registry=registry, plugins=not args.no_plugins,
-                      language=getattr(args, "lang", "en"),
-                      depth=None if depth == ALL_LEVELS else depth)
-    _write(text, out)
-
-
-def _write(text: str, out: str | None) -> None:
-    """``text`` (ending in a newline) on standard output, or into file ``out``."""
-    text = text if text.endswith("\n") else text + "\n"
-    if out is None:
-        try:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputError(f"cannot write the output: {exc.strerror or exc}") from None
-        return
-    try:
-        with open(out, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
-    except OSError as exc:
-        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
 def _estimate(args: argparse.Namespace) -> int:
@@ -327,39 +274,6 @@ def _all(values: list[str]) -> list[str] | None:
     return None if not values or "all" in values else values
 
 
-def _import(args: argparse.Namespace) -> int:
-    registry = _registry(args)
-    if args.import_command == "hf" and api.is_hub_repository(args.path):
-        done = api.import_hub(args.path, registry, model_id=args.model_id, out=args.out,
-                              name=args.name, revision=args.revision, force=args.force)
-        _imported(args.path, done)
-        return 0
-    if args.import_command == "hf":
-        path = api.import_hf(args.path, registry, model_id=args.model_id, out=args.out,
-                             name=args.name, source=args.source, hf_repo=args.hf_repo,
-                             force=args.force)
-    else:
-        path = api.import_gguf(args.path, registry, model_id=args.model_id, out=args.out,
-                               name=args.name, source=args.source, hf_repo=args.hf_repo,
-                               quant=args.quant, force=args.force, revision=args.revision)
-    print(f"wrote {path}")
-    return 0
-
-
-def _imported(repo_id: str, done: api.HubImport) -> None:
-    """What an import by name did, in a line or two (stderr when it precedes an estimate)."""
-    if done.path is None:
-        print(f"{repo_id} is the model pack {done.model_id!r}: nothing to import (--id or "
-              "--force imports it again)")
-        return
-    print(f"wrote {done.path}")
-    if done.hub is not None and done.hub.checkpoint_params:
-        counts = ", ".join(f"{count:,} {dtype}" for dtype, count in
-                           done.hub.checkpoint_params.items())
-        print(f"checkpoint at {done.hub.commit[:12]}: {counts} parameters in "
-              f"{done.hub.checkpoint_files} safetensors file(s)")
-
-
 def _packs(args: argparse.Namespace) -> int:
     if args.packs_command == "validate":
         report = api.validate_packs(args.paths, plugins=not args.no_plugins)
@@ -385,37 +299,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "validate": _validate, "sweep": _sweep, "site": _site, "import": _import, "packs": _packs,
 }
 COMMANDS["detect"] = _detect
-
-
-def _measurements(args: argparse.Namespace) -> int:
-    registry = _registry(args)
-    view = api.measurements(registry, model=args.model, hardware=args.hardware,
-                            quant=args.quant, engine=args.engine)
-    _show("measurements", view, args, registry)
-    return 0
-
-
-COMMANDS["measurements"] = _measurements
-
-
-def _bench(args: argparse.Namespace) -> int:
-    registry = _registry(args)
-    hardware, gpus = args.hardware, args.gpus
-    if hardware == "auto":
-        hardware, count, _ = api.detected_hardware(registry)
-        gpus = gpus or count
-    path, pack_id, left_out = api.bench_ingest(
-        args.paths, registry, model=args.model, quant=args.quant, hardware=hardware, gpus=gpus,
-        engine=args.engine, pack_id=args.pack_id, out=args.out, force=args.force)
-    print(f"wrote {path}", file=sys.stderr)
-    for why, count in sorted(left_out.items(), key=lambda item: -item[1]):
-        print(f"left out {count}: {why}", file=sys.stderr)
-    registry = _registry(args, [args.out] if args.out else [])
-    _show("measurements", api.measurements(registry, pack=pack_id), args, registry)
-    return 0
-
-
-COMMANDS["bench"] = _bench
+COMMANDS.update(measurements=_measurements, bench=_bench)
 
 
 if __name__ == "__main__":  # pragma: no cover
