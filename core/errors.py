@@ -74,6 +74,26 @@ class UnknownIdError(InputError):
         super().__init__(f"unknown {kind} {name!r}{hint}")
 
 
+class ListedModelError(UnknownIdError):
+    """A model name no pack describes, but a listing names: what is known and missing."""
+
+    def __init__(self, name: str, stated: str, where: str, missing: str, config: str,
+                 hf_repo: str | None):
+        if config == "not understood":
+            completes = ("fitproof's importer does not read that config yet; a model pack "
+                         "written from it by hand completes it")
+        elif hf_repo:
+            completes = (f"`fitproof import hf {hf_repo}` completes it from the Hugging Face "
+                         "Hub (network)")
+        else:
+            completes = ("`fitproof import hf ORG/NAME` with its Hugging Face repository "
+                         "completes it (no source read names the repository)")
+        InputError.__init__(self, f"{name!r} has no model pack, so it cannot be sized. "
+                                  f"Known: {stated}, from {where}. Missing: {missing}. "
+                                  f"{completes}")
+        self.kind, self.name, self.suggestions = "model", name, []
+
+
 class EvaluationError(FitproofError):
     """A formula could not be evaluated for the scenario (e.g. a division by zero)."""
 

@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 
 from .candidates import CandidatePool
-from .errors import PackError, Problem, UnknownIdError
+from .errors import ListedModelError, PackError, Problem, UnknownIdError
 from .formats import Formats
 from .graph import FormulaGraph
 from .names import matching_ids, name_key, name_stages
@@ -151,6 +151,8 @@ class Registry:
             return hits[0]
         if hits:
             raise UnknownIdError(kind, name, hits)
+        if kind == "model":
+            self._raise_if_listed(wanted)
         if len(names) <= 12:  # a short list is more helpful than a guess
             raise UnknownIdError(_KIND_WORDS.get(kind, kind), name, [], list(names))
         # names that contain every word typed ("qwen 35b" → qwen3.5-35b-a3b) come first
@@ -167,6 +169,15 @@ class Registry:
         close = difflib.get_close_matches(wanted.casefold(), list(options), n=6, cutoff=0.5)
         suggestions = list(dict.fromkeys([*containing, *(options[c] for c in close)]))[:3]
         raise UnknownIdError(_KIND_WORDS.get(kind, kind), name, suggestions)
+
+    def _raise_if_listed(self, name: str) -> None:
+        """A :class:`ListedModelError` when a model listing names ``name`` (ignoring case
+        and punctuation, as names match)."""
+        for listing in self.by_kind["model-listing"].values():
+            for entry in listing.models:
+                if name_key(entry.name) == name_key(name):
+                    raise ListedModelError(entry.name, entry.stated, entry.where,
+                                           entry.missing, entry.config, entry.hf_repo)
 
     def with_profile(self, name: str | None) -> "Registry":
         """The same packs evaluated with the formulas of profile ``name`` (id or alias;

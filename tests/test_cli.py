@@ -144,8 +144,8 @@ def test_explain_a_selection_shows_the_offer(capsys):
     (["estimate", "qwen3.5-35b-a3b", "--on", "rtx-3009"],
      "fitproof: error: unknown hardware 'rtx-3009'; did you mean rtx-3090, rtx-3080, rtx-3070?"),
     (["estimate", "qwen-35b", "--on", "rtx-3090"],
-     "fitproof: error: unknown model 'qwen-35b'; did you mean qwen3.5-35b-a3b, qwen3-32b, "
-     "qwen3.5-9b?"),
+     "fitproof: error: unknown model 'qwen-35b'; did you mean qwen3.5-35b-a3b, "
+     "qwen3.6-35b-a3b, qwen3-32b?"),
     (["estimate", "--context", "-5"], "fitproof: error: context must be at least 1 (got -5)"),
     (["estimate", "--batch", "0"], "fitproof: error: batch must be at least 1 (got 0)"),
     (["estimate", "--gpus", "0"], "fitproof: error: gpus must be at least 1 (got 0)"),

@@ -17,6 +17,7 @@ from .importer import CheckpointFormatRule, FamilyRule, ImporterPack
 from .inputs import InputDef, InputPack
 from .kinds import KINDS, PACK_CLASSES, PACK_KINDS, PackKind
 from .kv_cache import KVCachePack, KVCacheType
+from .listing import ListedModel, ModelListing
 from .measurements import MeasurementPack, MeasurementRow
 from .model import ModelSpec
 from .profile import ProfilePack
@@ -36,7 +37,7 @@ __all__ = [
     "EngineSpec", "FamilyRule", "Figure", "FormulaDef", "FormulaPack", "HardwareSpec",
     "HeldOutAccuracy", "HeldOutScore", "ImporterPack",
     "InputDef", "InputPack", "Location", "KVCachePack", "KVCacheType", "KVTuningSpec", "LaunchPart",
-    "LaunchTemplate", "Listing", "MeasurementPack", "MeasurementRow", "ModelSpec", "PackFile",
+    "LaunchTemplate", "ListedModel", "Listing", "MeasurementPack", "ModelListing", "MeasurementRow", "ModelSpec", "PackFile",
     "PackKind", "ProfilePack", "Provider", "QuantFormat", "QuantizationPack",
     "RecommendationSlot", "ReportPack", "SavingSpec", "ScenarioPack", "SelectionDef",
     "ScenarioCheck", "SelectionPack", "Sources", "VerdictPack", "VerdictRule", "WorkloadSpec", "converter",

@@ -20,6 +20,7 @@ from .hardware import HardwareSpec
 from .importer import ImporterPack
 from .inputs import InputPack
 from .kv_cache import KVCachePack
+from .listing import ModelListing
 from .measurements import MeasurementPack
 from .model import ModelSpec
 from .profile import ProfilePack
@@ -64,6 +65,7 @@ KINDS: tuple[PackKind, ...] = (
     PackKind("measurements", "measurements", MeasurementPack, "measurements",
              ("model", "hardware", "quantization", "kv_cache", "engine")),
     PackKind("questions", "questions", QuestionPack, "questions"),
+    PackKind("model-listing", "model-listing", ModelListing, "listings"),
 )
 
 PACK_KINDS: tuple[str, ...] = tuple(k.kind for k in KINDS)
