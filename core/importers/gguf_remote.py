@@ -31,7 +31,7 @@ from .gguf_header import HeaderError, check_header
 from .hub import REPO_ID, REVISION, hub_errors
 
 BLOCK = 1 << 20  # bytes asked for per range request
-MAX_HEADER_BYTES = 256 << 20  # a GGUF header (vocabulary included) is a few MB
+MAX_HEADER_BYTES = 64 << 20  # a bound far above a header (vocabulary included) of a few MB
 _SHARD_NAME = re.compile(r"(?P<stem>.+)-(?P<no>[0-9]{5})-of-(?P<count>[0-9]{5})\.gguf")
 _HF_URI = re.compile(r"hf://(?P<repo>[^/@]+/[^/@]+)(?:@(?P<rev>[^/]+))?/(?P<file>.+\.gguf)")
 
