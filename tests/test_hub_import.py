@@ -54,10 +54,12 @@ def home(tmp_path):
     return {"packs": tmp_path / "packs", "hf": tmp_path / "hf"}
 
 
-def fitproof_cli(home, endpoint: str, *argv: str, offline: bool = False):
+def fitproof_cli(home, endpoint: str, *argv: str, offline: bool = False, timeout: int = 20):
+    """The CLI in a process of its own (huggingface_hub reads HF_ENDPOINT when imported);
+    ``timeout`` is huggingface_hub's per request, generous for a busy machine."""
     env = {**os.environ, "HF_ENDPOINT": endpoint, "HF_HOME": str(home["hf"]),
            "FITPROOF_USER_PACKS": str(home["packs"]), "HF_HUB_DISABLE_TELEMETRY": "1",
-           "HF_HUB_ETAG_TIMEOUT": "2", "HF_HUB_DOWNLOAD_TIMEOUT": "2"}
+           "HF_HUB_ETAG_TIMEOUT": str(timeout), "HF_HUB_DOWNLOAD_TIMEOUT": str(timeout)}
     if offline:
         env["HF_HUB_OFFLINE"] = "1"
     done = subprocess.run([sys.executable, "-m", "fitproof", *argv], env=env, text=True,
@@ -153,7 +155,8 @@ def test_a_revision_that_does_not_exist(home):
 
 def test_a_hub_that_never_answers_times_out_in_one_line(home):
     with serving(repos()) as hub:
-        code, _, err = fitproof_cli(home, hub.endpoint, "import", "hf", "slow/model")
+        code, _, err = fitproof_cli(home, hub.endpoint, "import", "hf", "slow/model",
+                                    timeout=3)
     assert code == 2
     assert err.startswith("fitproof: error: slow/model: reading config.json from ")
     assert err.count("\n") == 1 and written(home) == []
