@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from typing import Any
 
 from .errors import InputError
 from .registry import Registry
 from .scenario import Scenario, figure_value, resolve_scenario
 from .specs import MeasurementPack, MeasurementRow
 from .views import (Accuracy, GroupScore, MeasuredRun, MeasurementsView, Scored,
-                    measurement_key, order_runs)
+                    key_setup, measurement_key, order_runs)
 
 GROUPS = ("device", "engine", "moe", "backend")
 
@@ -156,14 +155,9 @@ def listed_runs(registry: Registry, *, model: str | None = None, hardware: str |
                for index, row in enumerate(found.rows) if row.metric in registry.graph.formulas
                and all(value is None or getattr(row, key) == value
                        for key, value in wanted.items())]
-    fields = ("model", "hardware", "quant", "kv", "engine", "backend", "gpus", "batch")
-    listed = []
-    for key, runs in _runs(registry, entries).items():
-        setup: dict[str, Any] = dict(zip(fields, key.split("|")))
-        setup.update(backend=setup["backend"] or None, gpus=int(setup["gpus"]),
-                     batch=int(setup["batch"]))
-        listed += [(setup, run) for run in runs]
-    listed.sort(key=lambda item: (*(str(item[0][f]) for f in fields), item[1].metric,
+    listed = [(key_setup(key), run) for key, runs in _runs(registry, entries).items()
+              for run in runs]
+    listed.sort(key=lambda item: (*(str(v) for v in item[0].values()), item[1].metric,
                                   item[1].prompt, item[1].location))
     return MeasurementsView(wanted, tuple(listed))
 

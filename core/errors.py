@@ -74,7 +74,7 @@ class UnknownIdError(InputError):
         super().__init__(f"unknown {kind} {name!r}{hint}")
 
 
-class ListedModelError(UnknownIdError):
+class ListedModelError(InputError):
     """A model name no pack describes, but a listing names: what is known and missing."""
 
     def __init__(self, name: str, stated: str, where: str, missing: str, config: str,
@@ -88,10 +88,9 @@ class ListedModelError(UnknownIdError):
         else:
             completes = ("`fitproof import hf ORG/NAME` with its Hugging Face repository "
                          "completes it (no source read names the repository)")
-        InputError.__init__(self, f"{name!r} has no model pack, so it cannot be sized. "
-                                  f"Known: {stated}, from {where}. Missing: {missing}. "
-                                  f"{completes}")
-        self.kind, self.name, self.suggestions = "model", name, []
+        super().__init__(f"{name!r} has no model pack, so it cannot be sized. Known: {stated}, "
+                         f"from {where}. Missing: {missing}. {completes}")
+        self.name = name
 
 
 class EvaluationError(FitproofError):

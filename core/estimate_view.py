@@ -104,14 +104,29 @@ class MeasuredRun(NamedTuple):
         return dict(self._asdict())
 
 
+# what a measurement and a scenario must share for the one to be shown beside the other
+MEASUREMENT_KEY_FIELDS = ("model", "hardware", "quant", "kv", "engine", "backend", "gpus",
+                          "batch", "cpu_moe")
+
+
 def measurement_key(model: str, hardware: str, quant: str, kv: str, engine: str,
                     backend: str | None, gpus: float, batch: float, cpu_moe: float) -> str:
-    """What a measurement and a scenario must share for the one to be shown beside the
-    other: the same model, device, format, KV type, engine, backend (``None``: the device's
-    own) and device count, as many sequences in flight and no experts kept on the host. The
-    snapshot path reads the same keys (``snapshot_build``) to hand such a scenario on."""
+    """The same model, device, format, KV type, engine, backend (``None``: the device's
+    own) and device count, as many sequences in flight and no experts kept on the host
+    (``MEASUREMENT_KEY_FIELDS``), as one string. The snapshot path reads the same keys
+    (``snapshot_build``); :func:`key_setup` reads one back."""
     return "|".join((model, hardware, quant, kv, engine, backend or "",
                      f"{int(gpus)}", f"{int(batch)}", f"{int(cpu_moe or 0)}"))
+
+
+def key_setup(key: str) -> dict[str, Any]:
+    """The fields of a :func:`measurement_key`, by name (``backend`` ``None`` for the
+    device's own, the counts as integers)."""
+    setup: dict[str, Any] = dict(zip(MEASUREMENT_KEY_FIELDS, key.split("|")))
+    setup["backend"] = setup["backend"] or None
+    for count in ("gpus", "batch", "cpu_moe"):
+        setup[count] = int(setup[count])
+    return setup
 
 
 def order_runs(runs: Sequence[MeasuredRun], prompt: float) -> tuple[MeasuredRun, ...]:

@@ -32,6 +32,7 @@ from typing import Any
 from .errors import InputError
 from .registry import Registry
 from .renderers.i18n import Messages
+from .estimate_view import MeasuredRun, key_setup
 from .site_data import data_script, formulas_script, site_data
 from .version import __version__
 
@@ -122,17 +123,14 @@ def _runs_by_page(measured: dict[str, list[list[Any]]]) -> dict[tuple[str, str],
                                                                  list[dict[str, Any]]]:
     """The snapshot's measured runs (by scenario key) as rows of each (model, device) page:
     the setup the key names, then the run's own fields (``MeasuredRun``'s order)."""
-    fields = ("metric", "value", "predicted", "prompt", "generate", "engine_version", "date",
-              "source", "location", "apart")
     pages: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for key, runs in measured.items():
-        model, hardware, quant, kv, engine, backend, gpus, batch, _ = key.split("|")
+        setup = key_setup(key)
         for run in runs:
-            row = dict(zip(fields, run))
+            row = MeasuredRun(*run).to_dict()
             if row["metric"] in _MEASURED_METRICS:
-                pages.setdefault((model, hardware), []).append({
-                    **row, "quant": quant, "kv": kv, "engine": engine, "backend": backend,
-                    "gpus": int(gpus), "batch": int(batch)})
+                pages.setdefault((setup["model"], setup["hardware"]), []).append(
+                    {**row, **setup})
     for rows in pages.values():
         rows.sort(key=lambda r: (r["engine"], r["quant"], r["gpus"], r["batch"], r["metric"],
                                  r["prompt"], r["location"]))

@@ -17,6 +17,7 @@ from .errors import Problem
 from .estimate_view import SELECTORS as SELECTORS
 from .estimate_view import EstimateView as EstimateView
 from .estimate_view import MeasuredRun as MeasuredRun
+from .estimate_view import key_setup as key_setup
 from .estimate_view import measurement_key as measurement_key
 from .estimate_view import order_runs as order_runs
 from .estimate_view import Quantity as Quantity

@@ -198,26 +198,26 @@ def _validate_command(commands: Any, common: argparse.ArgumentParser) -> None:
     format_option(validate, "text, markdown, json", json_flag=False)
 
 
+# import FORMAT -> what it reads, its argument's name and help, and --revision's help
+IMPORT_SOURCES = {
+    "hf": ("a Hugging Face config.json, or a Hub repository by name", "FILE|ORG/NAME",
+           "a config.json, or a Hub repository (reads its config.json and safetensors headers "
+           "over the network: HF_ENDPOINT, HF_TOKEN and HF_HUB_OFFLINE apply)",
+           "with ORG/NAME: a branch, tag or commit (default main)"),
+    "gguf": ("a GGUF file's header", "FILE|URL",
+             "a .gguf file (any shard of a split model), or an https:// or "
+             "hf://ORG/NAME/FILE.gguf address, whose header alone is read with range requests",
+             "with hf://: a branch, tag or commit (default main)"),
+}
+
+
 def _import__command(commands: Any, common: argparse.ArgumentParser) -> None:
     importer = commands.add_parser("import", help=COMMAND_HELP["import"])
     import_commands = importer.add_subparsers(dest="import_command", metavar="FORMAT")
-    for fmt, what in (("hf", "a Hugging Face config.json, or a Hub repository by name"),
-                      ("gguf", "a GGUF file's header")):
+    for fmt, (what, path, path_help, revision_help) in IMPORT_SOURCES.items():
         sub = import_commands.add_parser(fmt, parents=[common], help=f"a model pack from {what}")
-        if fmt == "hf":
-            sub.add_argument("path", metavar="FILE|ORG/NAME",
-                             help="a config.json, or a Hub repository (reads its config.json "
-                                  "and safetensors headers over the network: HF_ENDPOINT, "
-                                  "HF_TOKEN and HF_HUB_OFFLINE apply)")
-            sub.add_argument("--revision", metavar="REV",
-                             help="with ORG/NAME: a branch, tag or commit (default main)")
-        else:
-            sub.add_argument("path", metavar="FILE|URL",
-                             help="a .gguf file (any shard of a split model), or an https:// "
-                                  "or hf://ORG/NAME/FILE.gguf address, whose header alone is "
-                                  "read with range requests")
-            sub.add_argument("--revision", metavar="REV",
-                             help="with hf://: a branch, tag or commit (default main)")
+        sub.add_argument("path", metavar=path, help=path_help)
+        sub.add_argument("--revision", metavar="REV", help=revision_help)
         sub.add_argument("--id", required=fmt != "hf", dest="model_id",
                          help="model id (default for ORG/NAME: NAME lower-cased)")
         sub.add_argument("--out", required=fmt != "hf", metavar="DIR",

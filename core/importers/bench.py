@@ -26,8 +26,8 @@ from typing import Any
 import attrs
 
 from ..errors import InputError
-from ..pack_files import read_bounded
 from ..registry import Registry
+from .config_file import read_input
 
 MAX_BENCH_BYTES = 20_000_000
 # llama-bench's backend names -> fitproof's
@@ -74,12 +74,7 @@ class Choices:
 
 def read_text(path: Path) -> str:
     """A benchmark output's text: a regular file within a size limit, UTF-8."""
-    try:
-        raw = read_bounded(path, MAX_BENCH_BYTES)
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise InputError(f"{path} {exc}; a benchmark output is a small file") from None
+    raw = read_input(path, MAX_BENCH_BYTES, "a benchmark output")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -254,7 +249,7 @@ def _row(result: Result, registry: Registry, choices: Choices,
         return None, "a prefill at a depth (ppN @ dD): fitproof's prefill starts from an empty cache"
     if result.type_k and result.type_v and result.type_k != result.type_v:
         return None, "unlike K and V cache types"
-    model = _model(result, registry, choices)
+    model = model_of(result.where, result.model_file, registry, choices)
     quant = _quant(result, registry, choices)
     hardware, gpus = _hardware(result, registry, choices)
     layers = getattr(registry.models[model], "num_hidden_layers", None)
@@ -291,28 +286,18 @@ def _row(result: Result, registry: Registry, choices: Choices,
 
 
 def model_of(where: str, named: str | None, registry: Registry, choices: Choices) -> str:
-    """The model pack of a run: ``--model``, else the one the run's model path names."""
+    """The model pack of a run: ``--model``, else the one the run's model file or path
+    names (its name, without a split model's shard number, then without a trailing
+    quantization such as -Q4_K_M)."""
     if choices.model:
         return registry.resolve("model", choices.model)
-    stem = Path(named or "").name.removesuffix(".gguf")
-    found = registry.known("model", stem) if stem else []
-    if len(found) == 1:
-        return found[0]
-    said = f" ({named})" if named else ""
-    raise InputError(f"{where}: which model pack was run{said}? pass --model")
-
-
-def _model(result: Result, registry: Registry, choices: Choices) -> str:
-    if choices.model:
-        return registry.resolve("model", choices.model)
-    stem = Path(result.model_file or "").name.removesuffix(".gguf")
-    stem = re.sub(r"-\d{5}-of-\d{5}$", "", stem)
+    stem = re.sub(r"-\d{5}-of-\d{5}$", "", Path(named or "").name.removesuffix(".gguf"))
     for candidate in (stem, re.sub(r"[-.](?:[IiQqFfBb][A-Za-z0-9_]*|MXFP4\w*)$", "", stem)):
         found = registry.known("model", candidate) if candidate else []
         if len(found) == 1:
             return found[0]
-    named = f" ({result.model_file})" if result.model_file else ""
-    raise InputError(f"{result.where}: which model pack was run{named}? pass --model")
+    said = f" ({named})" if named else ""
+    raise InputError(f"{where}: which model pack was run{said}? pass --model")
 
 
 def _quant(result: Result, registry: Registry, choices: Choices) -> str:

@@ -26,16 +26,22 @@ def _integer(text: str) -> int:
     return int(text)
 
 
+def read_input(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of a user's input file: a regular file (never a pipe or a device) of at
+    most ``limit`` bytes; ``what`` names the kind of file in the refusal."""
+    try:
+        return read_bounded(path, limit)
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise InputError(f"{path} {exc}; {what} is a small file") from None
+
+
 def read_config(path: str | Path) -> dict[str, Any]:
     """Parse a config.json: a regular file of at most ``MAX_CONFIG_BYTES``, UTF-8 JSON
     (NaN and Infinity allowed, as transformers writes them) whose text is valid Unicode."""
     path = Path(path)
-    try:
-        raw = read_bounded(path, MAX_CONFIG_BYTES)
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise InputError(f"{path} {exc}; a config.json is a small file") from None
+    raw = read_input(path, MAX_CONFIG_BYTES, "a config.json")
     try:
         data = json.loads(raw.decode("utf-8"), parse_int=_integer)
     except RecursionError:

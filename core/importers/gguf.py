@@ -65,25 +65,34 @@ def read_gguf(path: str | Path) -> GGUFReader:
 
 
 # llama.cpp's llama_split_path: "%s-%05d-of-%05d.gguf" with the 1-based shard number
-_SHARD_NAME = re.compile(r"(?P<stem>.+)-(?P<no>[0-9]{5})-of-(?P<count>[0-9]{5})\.gguf")
+SHARD_NAME = re.compile(r"(?P<stem>.+)-(?P<no>[0-9]{5})-of-(?P<count>[0-9]{5})\.gguf")
+
+
+def shard_names(name: str) -> list[str]:
+    """The file names of the model whose file is called ``name``: the name itself, or every
+    shard of a split model (shard 1 first) where it is a shard's; a shard number beyond the
+    count is an :class:`InputError` (its message names no file: the caller's does)."""
+    match = SHARD_NAME.fullmatch(name)
+    if match is None:
+        return [name]
+    count = int(match["count"])
+    if not 1 <= int(match["no"]) <= count:
+        raise InputError(f"a split model has no shard {int(match['no'])} of {count}")
+    return [f"{match['stem']}-{no:05d}-of-{count:05d}.gguf" for no in range(1, count + 1)]
 
 
 def shard_paths(path: str | Path) -> list[Path]:
-    """The files of the model at ``path``: the file itself, or every shard of a split model
-    (shard 1 first) where its name is a shard's; a missing shard is an :class:`InputError`."""
+    """The files of the model at ``path`` (:func:`shard_names`, beside it); a missing shard
+    is an :class:`InputError`."""
     path = Path(path)
-    match = _SHARD_NAME.fullmatch(path.name)
-    if match is None:
-        return [path]
-    count = int(match["count"])
-    if not 1 <= int(match["no"]) <= count:
-        raise InputError(f"{path}: a split model has no shard {int(match['no'])} of {count}")
-    paths = [path.with_name(f"{match['stem']}-{no:05d}-of-{count:05d}.gguf")
-             for no in range(1, count + 1)]
+    try:
+        paths = [path.with_name(name) for name in shard_names(path.name)]
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
     for no, shard in enumerate(paths, 1):
-        if not shard.exists():
-            raise InputError(f"cannot read {shard}: no such file (shard {no} of the {count} "
-                             "of this split model)")
+        if len(paths) > 1 and not shard.exists():
+            raise InputError(f"cannot read {shard}: no such file (shard {no} of the "
+                             f"{len(paths)} of this split model)")
     return paths
 
 

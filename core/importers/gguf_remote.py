@@ -27,12 +27,12 @@ from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
 from ..errors import InputError
+from .gguf import shard_names
 from .gguf_header import HeaderError, check_header
 from .hub import REPO_ID, REVISION, hub_errors
 
 BLOCK = 1 << 20  # bytes asked for per range request
 MAX_HEADER_BYTES = 64 << 20  # a bound far above a header (vocabulary included) of a few MB
-_SHARD_NAME = re.compile(r"(?P<stem>.+)-(?P<no>[0-9]{5})-of-(?P<count>[0-9]{5})\.gguf")
 _HF_URI = re.compile(r"hf://(?P<repo>[^/@]+/[^/@]+)(?:@(?P<rev>[^/]+))?/(?P<file>.+\.gguf)")
 
 
@@ -195,10 +195,10 @@ def fetched_headers(url: str, revision: str | None = None) -> Iterator[Path]:
     name = unquote(urlsplit(address).path.rsplit("/", 1)[-1])
     if not name.endswith(".gguf") or "/" in name or name.startswith("."):
         raise InputError(f"{url}: not the address of a .gguf file")
-    match = _SHARD_NAME.fullmatch(name)
-    names = [name] if match is None else [
-        f"{match['stem']}-{no:05d}-of-{match['count']}.gguf"
-        for no in range(1, int(match["count"]) + 1)]
+    try:
+        names = shard_names(name)
+    except InputError as exc:
+        raise InputError(f"{url}: {exc}") from None
     if len(names) > 512:
         raise InputError(f"{url}: a split model of {len(names)} shards is not one fitproof reads")
     with tempfile.TemporaryDirectory(prefix="fitproof-gguf-") as folder:
