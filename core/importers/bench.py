@@ -9,7 +9,9 @@ row at depth D, ``ppN`` a prefill row; the build (``bN``) and the test's date wh
 output states them. The model, format and device come from the output where it names them
 (the GGUF file's name, ``gpu_info``) and from ``--model``, ``--quant`` and ``--on``
 otherwise; a result fitproof cannot scenario (a prefill at a depth, some layers left on
-the CPU, unlike K and V cache types) is left out and counted, never guessed.
+the CPU, unlike K and V cache types) is left out and counted, never guessed. llama-server's
+log becomes results of the same kind, one prefill and one decode per request
+(server_log.py).
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ class Result:
     n_cpu_moe: int | None = None
     type_k: str | None = None
     type_v: str | None = None
+    skip: str | None = None  # why the result is left out, where its reader knows
 
 
 @attrs.frozen
@@ -83,7 +86,8 @@ def read_text(path: Path) -> str:
 
 
 def read_results(path: Path, text: str) -> list[Result]:
-    """Every result of a llama-bench output (JSON, JSONL, CSV or markdown)."""
+    """Every result of a llama-bench output (JSON, JSONL, CSV or markdown) or of
+    llama-server's log (server_log.py)."""
     stripped = text.lstrip()
     if stripped.startswith("["):
         return _from_json(path, text)
@@ -93,8 +97,13 @@ def read_results(path: Path, text: str) -> list[Result]:
         return _from_csv(path, text)
     if "|" in text and re.search(r"\|\s*t/s\s*\|", text):
         return _from_markdown(path, text)
+    from .server_log import is_server_log, read_requests
+
+    if is_server_log(text):
+        return [Result(**fields) for fields in read_requests(path, text, BACKENDS)]
     raise InputError(f"{path}: not a benchmark output fitproof reads (llama-bench's JSON, JSONL, "
-                     "CSV or markdown table; vllm bench serve's log or result file)")
+                     "CSV or markdown table; llama-server's log; vllm bench serve's or SGLang "
+                     "bench_serving's log or result file)")
 
 
 def _int(value: Any) -> int | None:
@@ -243,6 +252,8 @@ def rows_of(results: Iterable[Result], registry: Registry, choices: Choices,
 
 def _row(result: Result, registry: Registry, choices: Choices,
          ) -> tuple[dict[str, Any] | None, str]:
+    if result.skip:
+        return None, result.skip
     if result.n_prompt and result.n_gen:
         return None, "a prompt and a generation timed together (pp+tg)"
     if result.n_prompt and result.n_depth:

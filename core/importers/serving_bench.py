@@ -1,14 +1,20 @@
 """``fitproof bench ingest`` of serving benchmarks: ``vllm bench serve``'s printed result
 block or its ``--save-result`` JSON (one run per file, or per line when several are
-appended), as measurement rows. A run whose client says it was ``sglang`` (SGLang's
-bench_serving writes the same keys) is taken as SGLang's.
+appended), and SGLang's ``bench_serving --output-file`` JSONL (one run appended per line;
+python/sglang/benchmark/serving.py writes vLLM's keys and, for an SGLang backend, the
+server's ``server_info``), as measurement rows. A run whose client says it was ``sglang``
+is taken as SGLang's.
 
 A run gives the mean TTFT, the mean TPOT and the output throughput (the total throughput
 where no output figure is printed), the requests sent, the client's concurrency cap and
 rate, and the tokens in and out, whose means over the completed requests are the row's
-prompt and generate. Neither tool prints the device, the device count or the weight format,
-and ``vllm bench serve`` does not know which engine served it: those come from ``--on``,
-``--gpus``, ``--quant`` and ``--engine``. A run at a finite request rate without a
+prompt and generate (SGLang's random_input_len and random_output_len are the most asked,
+not what was sent). Neither tool prints the device or the weight format, and ``vllm bench
+serve`` does not know which engine served it: those come from ``--on``, ``--quant`` and
+``--engine``. SGLang's ``server_info`` states the model path, the tensor-parallel size (the
+devices, where ``--gpus`` does not say) and the version; a run of several data- or
+pipeline-parallel replicas or of another KV cache type than the model's is refused, and one
+with speculative decoding is marked ``tuned``. A run at a finite request rate without a
 concurrency cap says so in the row's ``missing`` (``fitproof validate`` scores it apart).
 """
 
@@ -48,6 +54,7 @@ class ServingRun:
     fields: dict[str, Any]  # the result file's keys (printed labels mapped onto them)
     quotes: dict[str, str]  # key -> the line or item that states it
     engine: str | None  # what the output says served it (SGLang's backend), else None
+    server: dict[str, Any] = attrs.field(factory=dict)  # SGLang's server_info (its scalars)
 
 
 def is_serving_output(text: str) -> bool:
@@ -64,9 +71,50 @@ def read_runs(path: Path, text: str) -> list[ServingRun]:
         backend = str(item.get("backend") or "")
         engine = "sglang" if backend.startswith("sglang") else None
         scalars = {k: v for k, v in item.items() if not isinstance(v, (list, dict))}
+        info = item.get("server_info")
+        server = {k: v for k, v in info.items() if not isinstance(v, (list, dict))} \
+            if isinstance(info, dict) else {}
+        if server.get("model_path") or server.get("served_model_name"):
+            scalars.setdefault("model", server.get("served_model_name") or server["model_path"])
         runs.append(ServingRun(where, source, scalars,
-                               {k: json.dumps({k: v}) for k, v in scalars.items()}, engine))
+                               {k: json.dumps({k: v}) for k, v in scalars.items()}, engine,
+                               server))
     return runs
+
+
+def _server(run: ServingRun, gpus: int) -> tuple[int, dict[str, Any], str]:
+    """The devices, the row fields and the note SGLang's server_info gives."""
+    server = run.server
+    if not server:
+        return gpus, {}, ""
+    for key in ("dp_size", "pp_size"):
+        if _int(run, server.get(key)) not in (None, 1):
+            raise InputError(f"{run.where}: the server ran {key} {server[key]}: fitproof "
+                             "models one replica on tensor-parallel devices")
+    kv = server.get("kv_cache_dtype")
+    if kv not in (None, "auto"):
+        raise InputError(f"{run.where}: the server ran a {kv} KV cache; fitproof bench ingest "
+                         "reads runs at the default (auto)")
+    tp = _int(run, server.get("tp_size"))
+    if tp and gpus > 1 and gpus != tp:
+        raise InputError(f"{run.where}: --gpus {gpus}, but the server ran tensor-parallel size "
+                         f"{tp}")
+    extra: dict[str, Any] = {}
+    if server.get("version"):
+        extra["engine_version"] = str(server["version"])
+    if server.get("speculative_algorithm"):
+        extra["tuned"] = True
+    said = ", ".join(f"{k} {server[k]}" for k in ("tp_size", "dtype", "quantization",
+                                                  "speculative_algorithm") if server.get(k))
+    return tp or gpus, extra, f"; server_info: {said}" if said else ""
+
+
+def _int(run: ServingRun, value: Any) -> int | None:
+    if value in (None, ""):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(f"{run.where}: server_info has {value!r} where a count belongs")
+    return value
 
 
 def _printed(path: Path, source: str, text: str) -> ServingRun:
@@ -108,6 +156,11 @@ def serving_rows(run: ServingRun, *, model: str, hardware: str, quant: str, engi
     if not completed or tokens_in is None or tokens_out is None:
         raise InputError(f"{run.where}: the run states no completed requests and token totals")
     prompt, generate = round(tokens_in / completed), round(tokens_out / completed)
+    gpus, extra, said = _server(run, gpus)
+    asked = run.fields.get("random_input_len")
+    if run.server and asked and run.fields.get("dataset_name") == "random":
+        said += (f"; asked for {asked} in and {run.fields.get('random_output_len')} out "
+                 f"(random_range_ratio {run.fields.get('random_range_ratio')})")
     concurrency = _number(run, "max_concurrency")
     requests = _number(run, "num_prompts") or completed
     rate = run.fields.get("request_rate")
@@ -128,6 +181,7 @@ def serving_rows(run: ServingRun, *, model: str, hardware: str, quant: str, engi
     date = str(run.fields.get("date") or "")
     if re.fullmatch(r"\d{8}-\d{6}", date):
         base["date"] = f"{date[:4]}-{date[4:6]}-{date[6:8]}"
+    base.update(extra)
     rows = []
     metrics = dict(METRICS)
     if _number(run, "output_throughput") is None and _number(run, "total_token_throughput"):
@@ -140,7 +194,7 @@ def serving_rows(run: ServingRun, *, model: str, hardware: str, quant: str, engi
                "quote": run.quotes.get(key, key),
                "note": f"fitproof bench ingest of {run.where}; lengths are the means of "
                        f"{int(tokens_in)} and {int(tokens_out)} tokens over "
-                       f"{int(completed)} requests"}
+                       f"{int(completed)} requests{said}"}
         if missing:
             row["missing"] = missing
         rows.append(row)
