@@ -141,6 +141,16 @@ def runs_by_key(registry: Registry) -> dict[str, list[MeasuredRun]]:
                             if row.metric in registry.graph.formulas])
 
 
+def measurements(registry: Registry, *, model: str | None = None,
+                 hardware: str | None = None, quant: str | None = None,
+                 engine: str | None = None, pack: str | None = None) -> MeasurementsView:
+    """``fitproof measurements`` (``fitproof.api.measurements``): the measurement rows of a
+    model, device, format, engine or pack (ids or aliases; ``None`` for any), each with the
+    prediction for the run."""
+    return listed_runs(registry, model=model, hardware=hardware, quant=quant, engine=engine,
+                       pack=pack)
+
+
 def listed_runs(registry: Registry, *, model: str | None = None, hardware: str | None = None,
                 quant: str | None = None, engine: str | None = None,
                 pack: str | None = None) -> MeasurementsView:

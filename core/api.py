@@ -28,14 +28,17 @@ if TYPE_CHECKING:
     from .site import SiteSummary
     from .views import (Accuracy, DerivationView, EstimateView, LoadedPack, ModelsView,
                         PacksView, PackView, SolveView, SweepView, ValidationReport)
-    from .views import DetectView, MeasurementsView
+    from .views import CalibrationView
 
 _LAZY = {"Formats": "formats", "RenderOptions": "formats", "Registry": "registry",
          "Scenario": "scenario",
          # fitproof import: the importers package's own door (importers/commands.py)
          "HubImport": "importers.commands", "import_gguf": "importers.commands",
          "import_hf": "importers.commands", "import_hub": "importers.commands",
-         "is_hub_repository": "importers.commands", "bench_ingest": "importers.commands"}
+         "is_hub_repository": "importers.commands", "bench_ingest": "importers.commands",
+         # fitproof detect and --on auto; sweep --format parquet
+         "detect": "detect_match", "detected_hardware": "detect_match",
+         "write_parquet": "parquet", "measurements": "accuracy"}
 
 
 def __getattr__(name: str) -> Any:
@@ -56,7 +59,7 @@ __all__ = [
     "pack", "packs", "parse_parameters", "parse_tokens",
     "render", "report", "scenario", "site", "sweep", "validate_packs", "write_parquet",
 ]
-__all__ += ["bench_ingest", "detect", "detected_hardware", "measurements"]
+__all__ += ["bench_ingest", "calibrate", "detect", "detected_hardware", "measurements"]
 
 def load_registry(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: bool = True,
                   extra_plugins: Iterable[object] = (), use_cache: bool = True,
@@ -77,16 +80,34 @@ def scenario(registry: Registry, *, model: str | None = None, hardware: str | No
              quant: str | None = None, kv: str | None = None, engine: str | None = None,
              workload: str | None = None, backend: str | None = None, host: str | None = None,
              inputs: Mapping[str, float | None] | None = None,
-             input_origins: Mapping[str, str] | None = None) -> Scenario:
+             input_origins: Mapping[str, str] | None = None,
+             tensor_split: Sequence[float] | None = None) -> Scenario:
     """Resolve names and inputs to a :class:`Scenario` (defaults from the default scenario).
-    ``hardware="auto"`` is the local accelerator (:func:`detected_hardware`)."""
+    ``hardware="auto"`` is the local accelerator (:func:`detected_hardware`); a
+    comma-separated list (``"rtx-5090,rtx-5080"``, ``"rtx-3090:2,rtx-3060"``) is a machine
+    of unlike devices, its layers split as llama.cpp splits them (in proportion to each
+    device's memory, or to ``tensor_split``)."""
+    from .machine import machine_devices
     from .scenario import resolve_scenario
 
     if hardware == "auto":  # on as many devices as were detected, unless inputs say
+        from .detect_match import detected_hardware
+
         hardware, count, _ = detected_hardware(registry)
         if count > 1 and (inputs or {}).get("gpus") is None:
             inputs = {**(inputs or {}), "gpus": count}
             input_origins = {**(input_origins or {}), "gpus": "detected (hardware auto)"}
+    if machine_devices(hardware) is not None:
+        from .machine_estimate import machine_scenario
+
+        assert hardware is not None
+        return machine_scenario(registry, hardware, tensor_split=tensor_split, model=model,
+                                quant=quant, kv=kv, engine=engine, workload=workload,
+                                inputs=inputs, input_origins=input_origins,
+                                backend=backend, host=host)
+    if tensor_split is not None:
+        raise InputError("--tensor-split gives the shares of unlike devices; list them "
+                         "with --on, e.g. --on rtx-5090,rtx-5080 --tensor-split 2,1")
     return resolve_scenario(registry, model=model, hardware=hardware, quant=quant, kv=kv,
                             engine=engine, workload=workload, inputs=inputs,
                             input_origins=input_origins, backend=backend, host=host)
@@ -110,12 +131,13 @@ def estimate(model: str | None = None, hardware: str | None = None, *,
     Raises :class:`InputError` for unknown names or out-of-range inputs and
     :class:`PackError` for invalid packs.
     """
-    from .estimation import Estimate
+    from .machine_estimate import estimate_of
 
     registry = (registry or load_registry(pack_dirs)).with_profile(profile)
-    return Estimate(registry, scenario(registry, model=model, hardware=hardware, quant=quant,
-                                       kv=kv, engine=engine, workload=workload, inputs=inputs,
-                                       backend=backend, host=host))
+    resolved = scenario(registry, model=model, hardware=hardware, quant=quant, kv=kv,
+                        engine=engine, workload=workload, inputs=inputs, backend=backend,
+                        host=host)
+    return estimate_of(registry, resolved)
 
 
 def estimate_many(scenarios: Iterable[Scenario], *, registry: Registry) -> Batch:
@@ -140,9 +162,11 @@ def estimate_columns(scenarios: Sequence[Scenario], names: Sequence[str], *,
 def estimate_view(registry: Registry, resolved: Scenario) -> EstimateView:
     """``fitproof estimate``: one scenario, evaluated, as its renderers read it."""
     from .accuracy import measured_runs
-    from .estimation import Estimate
+    from .machine_estimate import estimate_of
 
-    view = Estimate(registry, resolved).view()
+    view = estimate_of(registry, resolved).view()
+    if resolved.machine is not None:  # no public run measured a machine of unlike devices
+        return view
     return view._replace(measured=measured_runs(registry, resolved))
 
 
@@ -181,10 +205,10 @@ def explain(registry: Registry, resolved: Scenario, quantity: str,
             depth: int | None = None, *, sensitivity: bool = False) -> DerivationView:
     """``fitproof explain``: how ``quantity`` was computed for the scenario; with
     ``sensitivity``, how strongly it moves with each figure and input (elasticities)."""
-    from .estimation import Estimate
+    from .machine_estimate import explained
     from .views import DerivationView
 
-    derivation = Estimate(registry, resolved).derivation(quantity)
+    derivation = explained(registry, resolved, quantity).derivation(quantity)
     if not sensitivity:
         return DerivationView(derivation, depth)
     from .sensitivity import elasticities
@@ -204,6 +228,9 @@ def solve(registry: Registry, question: str, resolved: Scenario, *,
     ``rent`` prices cloud offers instead of purchases."""
     from .solve import solve as answer
 
+    from .machine_estimate import one_kind_of_device
+
+    one_kind_of_device(resolved, "solve")
     return answer(registry, question, resolved, given=frozenset(given), min_speed=min_speed,
                   rent=rent)
 
@@ -212,8 +239,10 @@ def report(registry: Registry, resolved: Scenario, *, preselect: bool = False) -
     """``fitproof report``: every section of the sizing report. ``preselect``: the model's
     page without a chosen accelerator, on the one the report pack's purchase recommendation
     picks (the best single GPU), titled for it."""
+    from .machine_estimate import one_kind_of_device
     from .report import build_report, preselect_hardware, report_view
 
+    one_kind_of_device(resolved, "report")
     if preselect:
         resolved = preselect_hardware(registry, resolved)
     return report_view(registry, build_report(registry, resolved), preselected=preselect)
@@ -348,39 +377,16 @@ def site(registry: Registry, out: str, *, models: Sequence[str] | None = None,
                       base_url=base_url, progress=progress)
 
 
-def detect(registry: Registry, *, timeout: float | None = None,
-           environ: Mapping[str, str] | None = None) -> DetectView:
-    """``fitproof detect``: the local accelerators (nvidia-smi, rocm-smi or amd-smi,
-    sysctl on a Mac; each run with ``timeout`` seconds, default 5, found on ``environ``'s
-    PATH), each with the hardware pack it maps to or a pack template, and the host's RAM.
-    Raises :class:`InputError` when a tool fails, hangs or prints what cannot be read."""
-    from .detect_match import detect_view
+def calibrate(registry: Registry, *, name: str = "mine", engine: str | None = None,
+              repeats: int | None = None, force: bool = False,
+              out: str | None = None) -> CalibrationView:
+    """``fitproof calibrate``: the speed constants refitted on the shipped measurement rows
+    plus the user's, written as profile ``name`` (``--profile name`` then uses them), with
+    the held-out error of the shipped and refitted constants (needs scipy: the fit extra)."""
+    from .calibration.fit import require_scipy
 
-    return detect_view(registry, timeout, environ)
+    require_scipy()  # before numpy and the fit's modules load
+    from .calibration.calibrate import DEFAULT_REPEATS, calibrate as run
 
-
-def measurements(registry: Registry, *, model: str | None = None,
-                 hardware: str | None = None, quant: str | None = None,
-                 engine: str | None = None, pack: str | None = None) -> MeasurementsView:
-    """``fitproof measurements``: the measurement rows of a model, device, format, engine
-    or pack (ids or aliases; ``None`` for any), each with the prediction for the run."""
-    from .accuracy import listed_runs
-
-    return listed_runs(registry, model=model, hardware=hardware, quant=quant, engine=engine,
-                       pack=pack)
-
-
-def detected_hardware(registry: Registry, *, timeout: float | None = None,
-                      environ: Mapping[str, str] | None = None) -> tuple[str, int, str]:
-    """``--on auto``: the hardware id and device count of the largest local accelerator a
-    pack describes, and a note saying what was detected; :class:`InputError` when none."""
-    from .detect_match import auto_hardware
-
-    return auto_hardware(registry, timeout, environ)
-
-
-def write_parquet(view: SweepView, path: str) -> None:
-    """A sweep as a Parquet file (the one binary output; needs pyarrow)."""
-    from .parquet import write_parquet as write
-
-    write(view, path)
+    return run(registry, name=name, engine=engine, force=force, out=out,
+               repeats=DEFAULT_REPEATS if repeats is None else repeats)

@@ -42,13 +42,60 @@ def build_view(registry: Registry, found: Probe) -> DetectView:
                      key=lambda d: -(d.memory_bytes or 0) * d.count)
     chosen = next((i for i, d in enumerate(devices) if d.hardware is not None), None)
     return DetectView(tuple(devices), found.host_ram_bytes, found.host_ram_source,
-                      _notes(found), chosen)
+                      _notes(found), chosen, _auto_choice(registry, devices, chosen))
+
+
+def _auto_devices(registry: Registry, devices: Sequence[DetectedDevice],
+                  chosen: int | None) -> list[DetectedDevice]:
+    """The devices ``--on auto`` uses: the largest device with a pack; with discrete
+    devices of several kinds on its backend, all of them, a machine of unlike devices
+    llama.cpp splits the layers over."""
+    if chosen is None:
+        return []
+    device = devices[chosen]
+    assert device.hardware is not None
+    backend = registry.hardware[device.hardware].backend
+    together = [d for d in devices if d.hardware is not None
+                and registry.hardware[d.hardware].backend == backend
+                and not registry.hardware[d.hardware].unified_memory]
+    return together if len(together) > 1 else [device]
+
+
+def _auto_choice(registry: Registry, devices: Sequence[DetectedDevice], chosen: int | None
+                 ) -> tuple[str, int] | None:
+    """``--on`` and ``--gpus`` of ``--on auto``: one id on as many devices as were found,
+    or the machine's devices as ``--on`` lists them (``rtx-3090:2,rtx-3060``), count 1."""
+    used = _auto_devices(registry, devices, chosen)
+    if not used:
+        return None
+    if len(used) == 1:
+        return str(used[0].hardware), used[0].count
+    return ",".join(f"{d.hardware}:{d.count}" if d.count > 1 else f"{d.hardware}"
+                    for d in used), 1
+
+
+def detect(registry: Registry, *, timeout: float | None = None,
+           environ: Mapping[str, str] | None = None) -> DetectView:
+    """``fitproof detect`` (``fitproof.api.detect``): the local accelerators (nvidia-smi,
+    rocm-smi or amd-smi, sysctl on a Mac; each run with ``timeout`` seconds, default 5,
+    found on ``environ``'s PATH), each with the hardware pack it maps to or a pack template,
+    and the host's RAM. Raises :class:`InputError` when a tool fails, hangs or prints what
+    cannot be read."""
+    return detect_view(registry, timeout, environ)
+
+
+def detected_hardware(registry: Registry, *, timeout: float | None = None,
+                      environ: Mapping[str, str] | None = None) -> tuple[str, int, str]:
+    """``--on auto`` (``fitproof.api.detected_hardware``): see :func:`auto_hardware`."""
+    return auto_hardware(registry, timeout, environ)
 
 
 def auto_hardware(registry: Registry, timeout: float | None = None,
                   environ: Mapping[str, str] | None = None) -> tuple[str, int, str]:
     """``--on auto``: the pack id and count of the largest local accelerator that has a
-    pack, and a note saying what was detected. :class:`InputError` when there is none."""
+    pack, and a note saying what was detected. :class:`InputError` when there is none.
+    Discrete devices of several kinds on one backend are a machine of unlike devices: their
+    ids as ``--on`` lists them (``rtx-5090,rtx-5080``, ``rtx-3090:2,rtx-3060``), count 1."""
     view = detect_view(registry, timeout, environ)
     if view.chosen is None:
         if not view.devices:
@@ -58,10 +105,10 @@ def auto_hardware(registry: Registry, timeout: float | None = None,
         raise InputError(f"detected {seen}, which no hardware pack describes; "
                          f"`fitproof detect` prints a pack template for it, "
                          f"or name one with --on")
-    device = view.devices[view.chosen]
-    assert device.hardware is not None
-    return device.hardware, device.count, \
-        f"detected {device.count} x {device.name} -> {device.hardware}"
+    assert view.auto is not None
+    used = _auto_devices(registry, view.devices, view.chosen)
+    seen = ", ".join(f"{d.count} x {d.name}" for d in used)
+    return view.auto[0], view.auto[1], f"detected {seen} -> {view.auto[0]}"
 
 
 def _notes(found: Probe) -> tuple[str, ...]:

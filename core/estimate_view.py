@@ -19,6 +19,37 @@ if TYPE_CHECKING:
 SELECTORS = ("model", "hardware", "quant", "kv", "engine", "workload", "host")
 
 
+def names_machine(hardware: str | None) -> bool:
+    """Whether ``--on`` lists the devices of a machine (``rtx-5090,rtx-5080``, ``rtx-3090:2``)
+    rather than naming one (core/machine.py reads the list)."""
+    return hardware is not None and ("," in hardware or ":" in hardware)
+
+
+class Machine(NamedTuple):
+    """A machine of unlike devices (``--on rtx-5090,rtx-5080``), resolved: hardware ids in
+    device order and the layers each holds, as llama.cpp splits them (core/machine.py)."""
+
+    devices: tuple[str, ...]  # hardware ids, one per device, in device order
+    layers: tuple[int, ...]  # layers each device holds (the last device the output layer)
+    n_layer: int  # repeating layers of the model
+    proportions: tuple[float, ...]  # what the split was made in proportion to
+    given_split: bool  # the proportions came from --tensor-split
+
+    @property
+    def id(self) -> str:
+        return "+".join(self.devices)
+
+    def shares(self) -> tuple[float, ...]:
+        """Each device's share of the layers (the output layer, one more on the last
+        device, counted as one: its weights are the output head's)."""
+        total = sum(self.layers)
+        return tuple(layers / total for layers in self.layers)
+
+    def tensor_split(self) -> str:
+        """``--tensor-split``: each device's layers, which llama.cpp splits as they are."""
+        return ",".join(str(layers) for layers in self.layers)
+
+
 class Scenario(NamedTuple):
     """Every choice and input of one evaluation, resolved to pack ids and numbers."""
 
@@ -32,6 +63,7 @@ class Scenario(NamedTuple):
     inputs: Mapping[str, float]
     origins: Mapping[str, Location] = {}  # where each choice and input came from; not compared
     backend: str | None = None  # the device's compute backend, when not its pack's own
+    machine: Machine | None = None  # a machine of unlike devices (hardware is its id)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Scenario):
@@ -48,6 +80,11 @@ class Scenario(NamedTuple):
         result: dict[str, Any] = {key: getattr(self, key) for key in SELECTORS}
         if self.backend is not None:
             result["backend"] = self.backend
+        if self.machine is not None:
+            result["devices"] = list(self.machine.devices)
+            result["layers"] = list(self.machine.layers)
+            if self.machine.given_split:
+                result["tensor_split"] = list(self.machine.proportions)
         for name, value in self.inputs.items():
             if math.isnan(value):
                 result[name] = None
@@ -139,6 +176,26 @@ def order_runs(runs: Sequence[MeasuredRun], prompt: float) -> tuple[MeasuredRun,
             *(run for run in nearest if first[run.metric] is not run))
 
 
+class DeviceShare(NamedTuple):
+    """One device of a machine of unlike devices: the layers it holds, what it must hold
+    and may fill, and its own verdict (the machine's is the worst of its devices')."""
+
+    hardware: str  # hardware id
+    name: str  # vendor and name
+    layers: int  # layers it holds (the last device also the output layer)
+    weights_gib: float | None
+    kv_gib: float | None
+    overhead_gib: float | None
+    required_gib: float | None
+    usable_gib: float | None
+    verdict: Verdict | None
+
+    def to_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = self._asdict()
+        result["verdict"] = self.verdict.id if self.verdict else None
+        return result
+
+
 class EstimateView(NamedTuple):
     """One evaluated scenario as a renderer sees it: names, quantities, verdict, picks."""
 
@@ -155,6 +212,8 @@ class EstimateView(NamedTuple):
     hardware_unverified: bool = False  # the hardware pack has no public datasheet
     warnings: tuple[str, ...] = ()  # the verdicts pack's warnings that apply
     measured: tuple[MeasuredRun, ...] = ()  # public runs of this scenario, nearest depth first
+    devices: tuple[DeviceShare, ...] = ()  # a machine of unlike devices, device by device
+    launch: str | None = None  # the engine's launch command (a machine of unlike devices)
 
     def value(self, name: str) -> float | None:
         quantity = self.quantities.get(name)
@@ -176,4 +235,7 @@ class EstimateView(NamedTuple):
             "warnings": list(self.warnings),
             **({"measurements": [run.to_dict() for run in self.measured]}
                if self.measured else {}),
+            **({"devices": [device.to_dict() for device in self.devices]}
+               if self.devices else {}),
+            **({"launch_command": self.launch} if self.launch else {}),
         }

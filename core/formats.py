@@ -24,6 +24,7 @@ VIEW_KINDS = {
     "accuracy": "fitproof validate", "validation": "fitproof packs validate",
     "sweep": "fitproof sweep", "solve": "fitproof solve",
     "detect": "fitproof detect", "measurements": "fitproof measurements",
+    "calibration": "fitproof calibrate",
 }
 
 

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
 _PLACEHOLDER = re.compile(r"\{([a-z_.0-9]+)\}")
 STRING_FIELDS = {"model.hf_repo", "model.gguf_repo", "model.id", "model.name", "quant",
-                 "kv_name", "kv_flag", "checkpoint_repo", "quantization_flag"}
+                 "kv_name", "kv_flag", "checkpoint_repo", "quantization_flag",
+                 "tensor_split", "tensor_split_flag"}
 ENGINE_FIELDS = {"engine.gpu_memory_utilization"}
 
 
@@ -51,7 +52,8 @@ def template_problems(engine: EngineSpec, numbers: Iterable[str] = ()
     """
     known = STRING_FIELDS | ENGINE_FIELDS | set(numbers)
     problems = []
-    texts = [("kv_flag", engine.kv_flag or "")]
+    texts = [("kv_flag", engine.kv_flag or ""),
+             ("tensor_split_flag", engine.tensor_split_flag or "")]
     for path, template in templates(engine):
         texts.append((f"{path}.command", template.command))
         if template.fallback_command:
@@ -125,10 +127,12 @@ def checkpoint_repo(registry: "Registry", scenario: "Scenario") -> tuple[str, st
 
 
 def launch_parts(registry: "Registry", scenario: "Scenario", engine: EngineSpec,
-                 evaluation: "Evaluation", row: int = 0) -> tuple[str | None, str] | None:
+                 evaluation: "Evaluation", row: int = 0, tensor_split: str = ""
+                 ) -> tuple[str | None, str] | None:
     """The engine's launch command for ``scenario``, evaluated as row ``row`` of
     ``evaluation``: (the note that says why the template's fallback is used, or None; the
-    command), or None for an engine without a template."""
+    command), or None for an engine without a template. ``tensor_split``: each device's
+    share of the layers on a machine of unlike devices ("41,40"; empty otherwise)."""
     template = template_for(registry, engine)
     if template is None:
         return None
@@ -147,6 +151,9 @@ def launch_parts(registry: "Registry", scenario: "Scenario", engine: EngineSpec,
     if engine.gpu_memory_utilization is not None:
         values["engine.gpu_memory_utilization"] = _number(engine.gpu_memory_utilization.value)
     values["kv_flag"] = _fill(engine.kv_flag or "", values, evaluation, row)
+    values["tensor_split"] = shlex.quote(tensor_split) if tensor_split else ""
+    values["tensor_split_flag"] = _fill(engine.tensor_split_flag or "", values) \
+        if tensor_split else ""
     def holds(condition: str) -> bool:
         formula = parse_formula(condition)
         env = {ref: np.array([evaluation.scalar(ref, row)]) for ref in formula.refs}
@@ -174,10 +181,11 @@ def launch_parts(registry: "Registry", scenario: "Scenario", engine: EngineSpec,
 
 
 def launch_command(registry: "Registry", scenario: "Scenario", engine: EngineSpec,
-                   evaluation: "Evaluation", row: int = 0) -> str | None:
+                   evaluation: "Evaluation", row: int = 0, tensor_split: str = ""
+                   ) -> str | None:
     """The engine's launch command for ``scenario`` as a shell snippet: the command, under
     its note as comment lines when the template's fallback is used."""
-    parts = launch_parts(registry, scenario, engine, evaluation, row)
+    parts = launch_parts(registry, scenario, engine, evaluation, row, tensor_split)
     if parts is None:
         return None
     note, command = parts

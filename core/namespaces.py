@@ -117,6 +117,13 @@ class Entity:
     pack: PackFile
     base_path: tuple[str | int, ...] = ()
     default_sources: tuple[str, ...] = ()
+    #: fields written in another pack than ``pack``: name → that pack and the key path
+    #: there (a calibrated profile's engine constants, ``engines.<id>.<name>``)
+    moved: Mapping[str, tuple[PackFile, tuple[str | int, ...]]] = attrs.field(factory=dict)
+
+    def _where(self, name: str, *key: str) -> Location:
+        pack, base = self.moved.get(name, (self.pack, self.base_path))
+        return pack.locate(*base, name, *key)
 
     @cached_property
     def fields(self) -> dict[str, FieldValue]:
@@ -124,7 +131,7 @@ class Entity:
         result = {}
         for name, unit in namespace_fields(self.namespace).items():
             raw = getattr(self.obj, name, None)
-            location = self.pack.locate(*self.base_path, name)
+            location = self._where(name)
             if isinstance(raw, Figure):
                 result[name] = FieldValue(
                     f"{self.namespace}.{name}", float(raw.value), unit, location,
@@ -155,6 +162,6 @@ class Entity:
         if raw is None:
             return FieldValue(f"{self.namespace}.{name}", math.nan, unit, Location(self.pack.path, None))
         return FieldValue(f"{self.namespace}.{name}", float(raw.value), unit,
-                          self.pack.locate(*self.base_path, name, key),
+                          self._where(name, key),
                           raw.source or self.default_sources, raw.note, raw.approximate,
                           inherited=not raw.source)

@@ -12,8 +12,8 @@ from .errors import Problem
 from .formula_parser import FormulaSyntaxError, parse_formula
 from .graph import FormulaGraph, build_graph
 from .scenario_checks import link_checks
-from .specs import (ArchitecturePack, FormulaPack, InputPack, ReportPack, SelectionPack,
-                    VerdictPack)
+from .specs import (ArchitecturePack, EngineSpec, FormulaPack, InputPack, PackFile,
+                    ReportPack, SelectionPack, VerdictPack)
 from .views import LoadedPack
 
 
@@ -31,6 +31,29 @@ def profile_chain(loaded: Sequence[LoadedPack], profile: str | None) -> list[str
         chain.insert(0, profile)
         profile = by_id[profile].extends
     return chain
+
+
+def calibrated_engines(loaded: Sequence[LoadedPack], profile: str | None,
+                       ) -> dict[str, tuple[EngineSpec, dict[str, tuple[PackFile, str]]]]:
+    """The engines whose speed constants a profile in ``profile``'s chain refits
+    (``engines:``, written by ``fitproof calibrate``): each engine pack with those figures
+    in place of its own, and for each replaced field the profile pack and the engine id
+    under ``engines`` where it is written. A later profile in the chain wins, field by
+    field; engines no profile names keep their own packs (and are not listed)."""
+    by_id = {p.id: p.obj for p in loaded if p.kind == "profile"}
+    engines = {p.id: p.obj for p in loaded if isinstance(p.obj, EngineSpec)}
+    result: dict[str, tuple[EngineSpec, dict[str, tuple[PackFile, str]]]] = {}
+    for member in profile_chain(loaded, profile):
+        for engine_id, constants in by_id[member].engines.items():
+            if engine_id not in engines:
+                continue
+            engine, moved = result.get(engine_id, (engines[engine_id], {}))
+            given = {field.name: getattr(constants, field.name)
+                     for field in attrs.fields(type(constants))
+                     if getattr(constants, field.name) not in (None, {})}
+            moved = {**moved, **{name: (by_id[member].pack, engine_id) for name in given}}
+            result[engine_id] = (attrs.evolve(engine, **given), moved)
+    return result
 
 
 def profile_graph(loaded: Sequence[LoadedPack], profile: str | None,

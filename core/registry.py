@@ -14,19 +14,19 @@ from typing import Any
 import attrs
 
 from .candidates import CandidatePool
-from .errors import ListedModelError, PackError, Problem, UnknownIdError
+from .errors import InputError, ListedModelError, PackError, Problem, UnknownIdError
 from .formats import Formats
 from .graph import FormulaGraph
 from .names import matching_ids, name_key, name_stages
 from .namespaces import Entity
-from .profiles import profile_graph
+from .profiles import calibrated_engines, profile_graph
 from .quant_formats import resolve_format
 from .questions import Question, merged_questions
 from .specs import (KINDS, BlockType, CatalogPack, EngineSpec, HardwareSpec,
-                    ImporterPack, KVCachePack, KVCacheType, MeasurementPack, ModelSpec,
+                    ImporterPack, KVCachePack, KVCacheType, MeasurementPack, ModelSpec, PackFile,
                     ProfilePack, Provider, QuantFormat, QuantizationPack, ReportPack,
                     ScenarioPack, WorkloadSpec)
-from .views import LoadedPack
+from .views import LoadedPack, names_machine
 
 KINDS_WITH_NAMES = ("model", "hardware", "provider", "quant", "kv", "engine", "scenario",
                     "workload", "profile", "host")
@@ -54,6 +54,12 @@ class Registry:
         self.by_kind: dict[str, dict[str, Any]] = {kind.kind: {} for kind in KINDS}
         for pack in self.packs:
             self.by_kind[pack.kind][pack.id] = pack.obj
+        # a calibrated profile's engine constants replace the engine packs' fitted figures
+        #: engine id → the fields a calibrated profile gives it, and where they are written
+        self.calibrated: dict[str, dict[str, tuple[PackFile, str]]] = {}
+        for engine_id, (engine, moved) in calibrated_engines(self.packs, profile).items():
+            self.by_kind["engine"][engine_id] = engine
+            self.calibrated[engine_id] = moved
         # typed names for the kinds the core reads
         self.profiles: dict[str, ProfilePack] = self.by_kind["profile"]
         self.models: dict[str, ModelSpec] = self.by_kind["model"]
@@ -153,6 +159,9 @@ class Registry:
             raise UnknownIdError(kind, name, hits)
         if kind == "model":
             self._raise_if_listed(wanted)
+        if kind == "hardware" and names_machine(wanted):
+            raise InputError(f"{name!r} lists several devices: fitproof estimate and explain "
+                             "take a machine of unlike devices; here, name one hardware pack")
         if len(names) <= 12:  # a short list is more helpful than a guess
             raise UnknownIdError(_KIND_WORDS.get(kind, kind), name, [], list(names))
         # names that contain every word typed ("qwen 35b" → qwen3.5-35b-a3b) come first
@@ -236,7 +245,9 @@ class Registry:
                 packs: dict[str, Mapping[str, EngineSpec | Provider | WorkloadSpec]] = {
                     "engine": self.engines, "provider": self.providers, "workload": self.workloads}
                 obj = packs[namespace][id]
-                entity = Entity(namespace, id, obj, obj.pack, (), obj.source)
+                moved = {name: (pack, ("engines", id)) for name, (pack, id) in
+                         self.calibrated.get(id, {}).items()} if namespace == "engine" else {}
+                entity = Entity(namespace, id, obj, obj.pack, (), obj.source, moved)
             elif namespace == "quant":
                 fmt, pack = self.quant_formats[id]
                 entity = Entity("quant", id, fmt, pack.pack, ("formats", id),

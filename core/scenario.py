@@ -84,7 +84,9 @@ def resolve_scenario(registry: Registry, *, model: str | None = None,
             backend = None
         else:
             origins["backend"] = Location("given", None)
-    return Scenario(inputs=values, origins=origins, backend=backend, **resolved)
+    return Scenario(resolved["model"], resolved["hardware"], resolved["quant"], resolved["kv"],
+                    resolved["engine"], resolved["workload"], resolved["host"],
+                    inputs=values, origins=origins, backend=backend)
 
 
 def _model_format(registry: Registry, model: str, quant: str) -> str:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cache_paths import cache_folder, read_private, seal, unseal, write_private
+from .estimate_view import names_machine
 from .pack_files import (PackRoot, PackSource, blake2b, code_fingerprint, find_pack_files,
                          local_pack_roots, package_folder, USER_PACKS_ORIGIN)
 from .version import __version__
@@ -175,6 +176,8 @@ def snapshot_estimate(pack_dirs: Iterable[str | os.PathLike[str]], profile: str 
     gave; ``None`` when the full path must answer (no snapshot, plugins installed, or a
     scenario the snapshot path leaves to it)."""
     if plugins and plugins_installed():
+        return None
+    if names_machine(choices.get("hardware")):  # unlike devices: the full path splits them
         return None
     sources = _sources(pack_dirs)
     if sources is None:

@@ -19,6 +19,7 @@ from .estimate_view import EstimateView as EstimateView
 from .estimate_view import MeasuredRun as MeasuredRun
 from .estimate_view import key_setup as key_setup
 from .estimate_view import measurement_key as measurement_key
+from .estimate_view import names_machine as names_machine
 from .estimate_view import order_runs as order_runs
 from .estimate_view import Quantity as Quantity
 from .estimate_view import Scenario as Scenario
@@ -26,7 +27,7 @@ from .estimate_view import Verdict as Verdict
 
 if TYPE_CHECKING:
     from .derivation import Derivation
-    from .specs import HeldOutAccuracy, Location, MeasurementRow
+    from .specs import CalibrationScore, HeldOutAccuracy, Location, MeasurementRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +229,9 @@ class DetectView:
     host_ram_source: str | None
     notes: tuple[str, ...]
     chosen: int | None = None
+    #: what ``--on auto`` uses: the hardware as ``--on`` names it (one id, or the devices of
+    #: a machine of unlike devices, ``rtx-5090,rtx-5080``) and ``--gpus``
+    auto: tuple[str, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,3 +275,20 @@ class MeasurementsView:
     filters: Mapping[str, str | None]
     runs: tuple[tuple[Mapping[str, Any], MeasuredRun], ...]
 
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationView:
+    """``fitproof calibrate``: the calibrated profile written (its id, the profile it
+    extends, its file), the engines refitted, the rows fitted on and the user's among them
+    by metric, and the held-out error of the shipped and refitted constants on the same
+    rows (``repeats`` device splits)."""
+
+    profile: str
+    extends: str
+    path: str
+    engines: tuple[str, ...]
+    rows: Mapping[str, int]
+    user_rows: Mapping[str, int]
+    repeats: int
+    scores: tuple[CalibrationScore, ...]

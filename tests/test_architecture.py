@@ -16,9 +16,9 @@ ALLOWED = {
     "__main__": {"cli"},
     "accuracy": {"errors", "estimation", "registry", "scenario", "specs", "views"},
     "amounts": {"errors"},
-    "api": {"accuracy", "amounts", "detect_match", "errors", "estimation", "formats", "importers", "linking", "plugins",
+    "api": {"accuracy", "amounts", "calibration", "detect_match", "errors", "estimation", "formats", "importers", "linking", "plugins",
             "parquet", "queries", "registry", "renderers", "report", "report_view", "scenario",
-            "sensitivity", "site", "snapshot", "solve", "sweep", "validate", "version", "views"},
+            "sensitivity", "site", "snapshot", "solve", "sweep", "validate", "version", "views", "machine", "machine_estimate"},
     "builtin": {"hookspecs", "pack_files", "renderers"},
     "candidates": {"evaluator", "namespaces", "specs"},
     "columns": set(),
@@ -41,6 +41,9 @@ ALLOWED = {
     "hookspecs": set(),
     "input_checks": {"errors"},
     "launch": {"compiled", "evaluator", "formula_parser", "registry", "scenario", "specs"},
+    "machine": {"errors", "estimate_view", "registry", "specs", "validation", "views"},
+    "machine_estimate": {"errors", "estimate_view", "estimation", "launch", "machine", "registry",
+                         "scenario", "views"},
     "linking": {"checks", "errors", "formats", "loader", "pack_files", "plugins", "profiles",
                 "questions", "registry", "views"},
     "loader": {"cache_paths", "errors", "pack_files", "specs", "validation", "version",
@@ -95,6 +98,9 @@ PACKAGES = {
     "renderers": {"derivation", "errors", "estimate_view", "formats", "message_format",
                   "numbers", "report_view", "rounding", "specs", "views"},
     "importers": {"errors", "loader", "pack_files", "registry", "specs"},
+    # fitproof calibrate and benchmarks/fit_speed.py: rows, fit, cross-validation, blocks
+    "calibration": {"accuracy", "errors", "estimation", "importers", "pack_files", "registry",
+                    "specs", "views"},
     # the command line: its parser and its commands reach the core only through the API
     "cli": {"api", "errors"},
     "specs": set(),  # one module per pack kind, the kinds table and structuring: no core imports

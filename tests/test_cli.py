@@ -36,7 +36,7 @@ def test_estimate_json_contract(capsys):
         "engine": "llama.cpp", "workload": "inference", "host": "desktop-ddr5-6000-2ch",
         "context": 8192, "batch": 1, "arrival": 0,
         "gpus": 1, "offload": 0, "prompt": 4096, "generate": 512, "cpu_moe": 0, "hours_per_day": 4,
-        "electricity_usd_per_kwh": 0.175, "budget_usd": None, "split": None,
+        "electricity_usd_per_kwh": 0.175, "budget_usd": None, "split": None, "layer_share": None,
         "ubatch": None, "gpu_memory_utilization": None, "rope_scale": None,
         "request_rate": None, "ttft_target_ms": None, "tpot_target_ms": None,
         "gpu_memory_limit": None}

@@ -103,13 +103,27 @@ def test_the_text_output(tools, capsys):
                    "--on auto: --on rtx-4090 --gpus 2\n")
 
 
-def test_the_largest_kind_is_the_one_auto_uses(tools, capsys):
-    nvidia_smi(tools, "Tesla T4, 15360, 2\nNVIDIA GeForce RTX 4090, 24564, 2\n")
+def test_unlike_devices_are_one_machine_largest_first(tools, capsys):
+    nvidia_smi(tools, "Tesla T4, 15360, 2\nNVIDIA GeForce RTX 4090, 24564, 2\n"
+                      "NVIDIA GeForce RTX 4090, 24564, 2\n")
     data = detected(capsys)
-    assert [(d["hardware"], d["count"]) for d in data["devices"]] == [("rtx-4090", 1), ("t4", 1)]
+    assert [(d["hardware"], d["count"]) for d in data["devices"]] == [("rtx-4090", 2), ("t4", 1)]
+    assert data["auto"] == {"hardware": "rtx-4090:2,t4", "gpus": 1}
     scenario, err = auto_estimate(capsys)
-    assert (scenario["hardware"], scenario["gpus"]) == ("rtx-4090", 1)
-    assert err == "fitproof: detected 1 x NVIDIA GeForce RTX 4090 -> rtx-4090\n"
+    # llama.cpp splits the layers over all three, each in proportion to its memory
+    assert (scenario["hardware"], scenario["devices"], scenario["gpus"]) == (
+        "rtx-4090+rtx-4090+t4", ["rtx-4090", "rtx-4090", "t4"], 3)
+    assert err == ("fitproof: detected 2 x NVIDIA GeForce RTX 4090, 1 x Tesla T4 -> "
+                   "rtx-4090:2,t4\n")
+    code, out, _ = run(capsys, "detect")
+    assert out.splitlines()[-1] == "--on auto: --on rtx-4090:2,t4"
+
+
+def test_a_unified_memory_machine_is_not_split_with_a_card(tools, capsys):
+    nvidia_smi(tools, RTX_4090_BOX)
+    sysctl(tools, "Apple M3 Max", 36 * 2**30)
+    scenario, _ = auto_estimate(capsys)
+    assert (scenario["hardware"], scenario["gpus"]) == ("rtx-4090", 2)
 
 
 def test_a_name_no_alias_holds_maps_by_a_run_of_its_words_and_its_memory(tools, capsys):

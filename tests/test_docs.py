@@ -38,7 +38,8 @@ def test_readme_mentions_every_command():
     for command in ("fitproof estimate", "fitproof report", "fitproof explain", "fitproof packs list",
                     "fitproof packs show", "fitproof packs validate", "fitproof models",
                     "fitproof import hf", "fitproof import gguf", "fitproof sweep", "fitproof site",
-                    "fitproof validate", "fitproof detect", "fitproof solve"):
+                    "fitproof validate", "fitproof detect", "fitproof solve",
+                    "fitproof calibrate"):
         assert re.search(rf"^\$ {command}", readme, re.M), f"README lacks an example of {command}"
 
 

@@ -29,10 +29,10 @@ def test_third_party_imports_are_declared_dependencies():
         return {d.split(">")[0].split("=")[0].split("[")[0].strip().lower() for d in requirements}
 
     declared = names(project()["project"]["dependencies"])
-    # an optional feature's import (pyarrow: sweep --format parquet; gguf: import gguf) is
-    # in its extra, and the tests install it
+    # an optional feature's import (pyarrow: sweep --format parquet; gguf: import gguf;
+    # scipy: calibrate) is in its extra, and the tests install it
     optional = project()["project"]["optional-dependencies"]
-    for extra in ("parquet", "gguf"):
+    for extra in ("parquet", "gguf", "fit"):
         declared |= names(optional[extra])
         assert names(optional[extra]) <= names(optional["test"])
     imported: set[str] = set()

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from .. import api
 from ..errors import FitproofError, InputError, PackError
 from .arguments import ALL_LEVELS, INPUT_OPTIONS, build_parser
-from .own_data import _bench, _import, _measurements
+from .own_data import _bench, _calibrate, _import, _measurements
 from .shared import OutputError, _registry, _show, _write
 
 
@@ -105,7 +105,8 @@ def _scenario(args: argparse.Namespace, registry: api.Registry) -> api.Scenario:
                             quant=args.quant, kv=args.kv, engine=args.engine,
                             workload=args.workload, inputs=inputs, input_origins=origins,
                             backend=getattr(args, "backend", None),
-                            host=getattr(args, "host", None))
+                            host=getattr(args, "host", None),
+                            tensor_split=getattr(args, "tensor_split", None))
     if not largest:
         return resolve()
     answer = api.solve(registry, "max-context", resolve())
@@ -130,7 +131,7 @@ def _auto(args: argparse.Namespace, registry: api.Registry) -> dict[str, str]:
 
 
 def _estimate(args: argparse.Namespace) -> int:
-    if args.hardware != "auto" and _snapshot_estimate(args):
+    if args.hardware != "auto" and args.tensor_split is None and _snapshot_estimate(args):
         return 0
     registry = _registry(args)
     view = api.estimate_view(registry, _scenario(args, registry))
@@ -299,7 +300,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "validate": _validate, "sweep": _sweep, "site": _site, "import": _import, "packs": _packs,
 }
 COMMANDS["detect"] = _detect
-COMMANDS.update(measurements=_measurements, bench=_bench)
+COMMANDS.update(measurements=_measurements, bench=_bench, calibrate=_calibrate)
 
 
 if __name__ == "__main__":  # pragma: no cover

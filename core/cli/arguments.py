@@ -342,6 +342,23 @@ def _bench_command(commands: Any, common: argparse.ArgumentParser) -> None:
     format_option(ingest, "text, json")
 
 
+def _calibrate_command(commands: Any, common: argparse.ArgumentParser) -> None:
+    calibrate = commands.add_parser("calibrate", parents=[common],
+                                    help=COMMAND_HELP["calibrate"])
+    calibrate.add_argument("--engine", metavar="ENGINE",
+                           help="refit this engine only (default: every engine with enough rows)")
+    calibrate.add_argument("--name", default="mine", metavar="ID",
+                           help="the calibrated profile's id, for --profile ID (default: mine)")
+    calibrate.add_argument("--repeats", type=int, metavar="N",
+                           help="device splits of the cross-validation (default 5; "
+                                "benchmarks/fit_speed.py pools 20)")
+    calibrate.add_argument("--out", metavar="DIR",
+                           help="folder to write ID.yaml in (default: profiles in your pack folder)")
+    calibrate.add_argument("--force", action="store_true",
+                           help="overwrite your existing calibrated profile of that name")
+    format_option(calibrate, "text, json")
+
+
 COMMAND_PARSERS: dict[str, Callable[[Any, argparse.ArgumentParser], None]] = {
     "estimate": _estimate_command,
     "explain": _explain_command,
@@ -374,3 +391,6 @@ COMMAND_HELP["measurements"] = ("the public measurements of a model or device, e
 COMMAND_PARSERS["measurements"] = _measurements_command
 COMMAND_HELP["bench"] = "your own benchmark outputs as measurement rows (bench ingest)"
 COMMAND_PARSERS["bench"] = _bench_command
+COMMAND_HELP["calibrate"] = ("refit the speed constants on the shipped rows plus yours, as a "
+                             "profile (--profile mine)")
+COMMAND_PARSERS["calibrate"] = _calibrate_command

@@ -4,6 +4,7 @@ whole numbers) and the options that describe a scenario."""
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -37,6 +38,21 @@ def number(text: str) -> float:
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def proportions(text: str) -> list[float]:
+    """Comma-separated proportions, as llama.cpp's --tensor-split takes them ("3,1")."""
+    values = []
+    for part in text.split(","):
+        try:
+            value = float(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: give numbers separated by commas, e.g. 3,1") from None
+        if not math.isfinite(value) or value < 0:
+            raise argparse.ArgumentTypeError(f"{text!r}: proportions are numbers of at least 0")
+        values.append(value)
+    return values
 
 
 def whole(text: str) -> int:
@@ -101,6 +117,11 @@ def scenario_options(parser: argparse.ArgumentParser, *, model_optional: bool = 
     parser.add_argument("--kv", metavar="TYPE", help="KV cache precision: f16, q8_0, q4_0, fp8")
     parser.add_argument("--gpus", type=whole, metavar="N",
                         help="devices the model is spread over (default 1)")
+    parser.add_argument("--tensor-split", dest="tensor_split", type=proportions,
+                        metavar="N0,N1,...",
+                        help="with unlike devices (--on rtx-5090,rtx-5080): each device's "
+                             "proportion of the layers, in device order (llama.cpp "
+                             "--tensor-split; default: in proportion to their memory)")
     parser.add_argument("--split", choices=("layer", "tensor"),
                         help="with several devices: whole layers per device (llama.cpp's "
                              "default) or every layer split across them (vLLM's default)")

@@ -1,5 +1,5 @@
 """The commands that bring the user's own data in: ``import`` (a config, a GGUF, a Hub
-repository by name), ``bench ingest`` and ``measurements``."""
+repository by name), ``bench ingest``, ``measurements`` and ``calibrate``."""
 
 from __future__ import annotations
 
@@ -52,4 +52,12 @@ def _bench(args: argparse.Namespace) -> int:
         print(f"left out {count}: {why}", file=sys.stderr)
     registry = _registry(args, [args.out] if args.out else [])
     _show("measurements", api.measurements(registry, pack=pack_id), args, registry)
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    registry = _registry(args)
+    view = api.calibrate(registry, name=args.name, engine=args.engine, repeats=args.repeats,
+                         force=args.force, out=args.out)
+    _show("calibration", view, args, registry)
     return 0

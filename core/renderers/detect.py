@@ -21,10 +21,9 @@ def _memory(device: DetectedDevice) -> str:
 
 
 def _auto(view: DetectView) -> dict[str, Any] | None:
-    if view.chosen is None:
+    if view.auto is None:
         return None
-    device = view.devices[view.chosen]
-    return {"hardware": device.hardware, "gpus": device.count}
+    return {"hardware": view.auto[0], "gpus": view.auto[1]}
 
 
 def render_detect_text(view: DetectView) -> str:

@@ -48,8 +48,35 @@ def _unknown_verdict(result: EstimateView) -> str:
     return f"Unknown: {result.unknown_cause}"
 
 
+def _number(value: float | None, precision: int = 2) -> str:
+    return "n/a" if value is None else display_number(value, precision)
+
+
+def _machine_lines(result: EstimateView) -> list[str]:
+    """A machine of unlike devices: each device's layers, what it must hold of what it may
+    fill, and its own verdict."""
+    lines = ["    Per device                (layer split; the verdict is the worst device's)"]
+    for device in result.devices:
+        verdict = device.verdict.label if device.verdict else "Unknown"
+        lines += [f"      {device.name}: {device.layers} layers, "
+                  f"{_number(device.required_gib)} of {_number(device.usable_gib)} GiB usable",
+                  f"        weights {_number(device.weights_gib)} · KV "
+                  f"{_number(device.kv_gib)} · engine {_number(device.overhead_gib)} GiB · "
+                  f"{verdict}"]
+    return lines
+
+
+def _launch_lines(result: EstimateView) -> list[str]:
+    """The launch command an estimate carries (a machine of unlike devices)."""
+    if not result.launch:
+        return []
+    return ["", "  Launch", *(f"    {line}" for line in result.launch.splitlines())]
+
+
 def _device_lines(result: EstimateView, gpus: int) -> list[str]:
     """How several devices share the model: per device, as the fit is judged."""
+    if result.devices:
+        return _machine_lines(result)
     if gpus < 2 or "device_required_gib" not in result.quantities:
         return []
     tensor = result.value("tensor_parallel") or 1
@@ -138,7 +165,8 @@ def _cost_lines(result: EstimateView) -> list[str]:
     if not own:
         return ["    Per 1M tokens             n/a (no cloud offer is known to hold this model)"]
     gpus = int(result.scenario.inputs.get("gpus", 1))
-    lines = [f"    Per 1M tokens             n/a: no cloud offer of {gpus}x "
+    count = f"{gpus}x " if result.scenario.machine is None else ""
+    lines = [f"    Per 1M tokens             n/a: no cloud offer of {count}"
              f"{result.hardware_name} is known"]
     other = result.selections.get("cheapest_offer", {})
     if other.get("label"):
@@ -185,7 +213,7 @@ def render_estimate(result: EstimateView) -> str:
     scenario = result.scenario
     inputs = scenario.inputs
     gpus = int(inputs.get("gpus", 1))
-    devices = f"{gpus}x " if gpus > 1 else ""
+    devices = f"{gpus}x " if gpus > 1 and scenario.machine is None else ""
     verdict = result.verdict.label if result.verdict else _unknown_verdict(result)
     lines = [
         f"{result.model_name} on {devices}{result.hardware_name}",
@@ -212,9 +240,15 @@ def render_estimate(result: EstimateView) -> str:
         "",
         *_speed_and_cost(result),
         *_measured_lines(result),
+        *_launch_lines(result),
     ]
+    on = scenario.hardware
+    if scenario.machine is not None:  # the devices as --on lists them
+        on = ",".join(scenario.machine.devices)
+        if scenario.machine.given_split:
+            on += " --tensor-split " + ",".join(f"{p:g}" for p in scenario.machine.proportions)
     lines += ["", f"Every number has a derivation: fitproof explain total_gib {scenario.model} "
-                  f"--on {scenario.hardware}"]
+                  f"--on {on}"]
     return "\n".join(lines)
 
 

@@ -11,6 +11,7 @@ from ..views import DerivationView, ModelsView
 from . import accuracy, blocks, explain, models, packs, sensitivity, solve, sweep
 from .detect import detect_json, render_detect_text
 from .measurements import measurements_json, render_measurements_text
+from .calibration import calibration_json, render_calibration_text
 from .estimate_text import render_estimate, render_estimate_json
 from .i18n import Messages
 from .report_document import report_blocks
@@ -121,4 +122,8 @@ BUILTIN_FORMATS = (
                  "a table per setup"),
     OutputFormat("json", "measurements", lambda v, o: _json(measurements_json(v)),
                  "one object per row"),
+    OutputFormat("text", "calibration", lambda v, o: render_calibration_text(v),
+                 "the profile written and a table of held-out errors"),
+    OutputFormat("json", "calibration", lambda v, o: _json(calibration_json(v)),
+                 "the profile written and its held-out errors"),
 )

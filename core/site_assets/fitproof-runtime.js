@@ -535,6 +535,9 @@
       values["engine.gpu_memory_utilization"] = plainNumber(template.gpu_memory_utilization);
     }
     values.kv_flag = fill(template.kv_flag, values, env);
+    // the site's machines are of one kind of device: no layer shares to give
+    values.tensor_split = "";
+    values.tensor_split_flag = "";
     var cases = template.unavailable || [], holds = this.f.unavailable[engineId] || [];
     for (var u = 0; u < cases.length; u++) {  // the engine cannot serve it: a note, no command
       if (holds[u](env) === 1) return {note: fill(cases[u].note, Object.assign({}, values, words), env), command: ""};

@@ -20,7 +20,7 @@ from .kv_cache import KVCachePack, KVCacheType
 from .listing import ListedModel, ModelListing
 from .measurements import MeasurementPack, MeasurementRow
 from .model import ModelSpec
-from .profile import ProfilePack
+from .profile import CalibratedConstants, Calibration, CalibrationScore, ProfilePack
 from .provider import CloudOffer, Listing, Provider
 from .quantization import (ROW_FALLBACK_CLASSES, TENSOR_CLASSES, BlockType, QuantFormat,
                            QuantizationPack)
@@ -38,7 +38,7 @@ __all__ = [
     "HeldOutAccuracy", "HeldOutScore", "ImporterPack",
     "InputDef", "InputPack", "Location", "KVCachePack", "KVCacheType", "KVTuningSpec", "LaunchPart",
     "LaunchTemplate", "ListedModel", "Listing", "MeasurementPack", "ModelListing", "MeasurementRow", "ModelSpec", "PackFile",
-    "PackKind", "ProfilePack", "Provider", "QuantFormat", "QuantizationPack",
+    "PackKind", "CalibratedConstants", "Calibration", "CalibrationScore", "ProfilePack", "Provider", "QuantFormat", "QuantizationPack",
     "RecommendationSlot", "ReportPack", "SavingSpec", "ScenarioPack", "SelectionDef",
     "ScenarioCheck", "SelectionPack", "Sources", "VerdictPack", "VerdictRule", "WorkloadSpec", "converter",
     "structure_pack",

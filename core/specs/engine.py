@@ -70,6 +70,7 @@ class EngineSpec:
     kv_types: Mapping[str, str] = attrs.field(factory=dict)
     gpu_memory_utilization: Figure | None = None
     kv_flag: str | None = None
+    tensor_split_flag: str | None = None
     launch: LaunchTemplate | None = None
     launch_by_profile: Mapping[str, LaunchTemplate] = attrs.field(factory=dict)
     notes: Sources = ()

@@ -20,6 +20,7 @@ class FormulaDef:
     display: str = "number"
     source: Sources = ()
     approximate: bool = False
+    per_device: bool = False  # a figure of one device (listed per device on a mixed machine)
     override: bool = False
 
 

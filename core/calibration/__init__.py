@@ -1,0 +1,11 @@
+"""Fitting the measured profile's speed constants to measurement rows, and scoring them.
+
+One module per job: ``rows`` (the measurement rows as arrays of what fitproof computes),
+``layout`` (which constants a fit has), ``model`` (the speed formulas the fit inverts),
+``fit`` (robust least squares, scipy), ``crossval`` (held-out errors and bands), ``blocks``
+(the YAML of an engine's fitted block), ``engine_packs`` (writing that block into the
+shipped engine packs), ``refit`` (what ``benchmarks/fit_speed.py`` prints and writes),
+``profile_pack`` and ``calibrate`` (``fitproof calibrate``: a refit on the shipped rows and
+the user's, written as a profile pack). Importing this package imports none of them; numpy
+loads with ``rows``, scipy only when a fit runs.
+"""

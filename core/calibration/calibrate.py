@@ -1,0 +1,130 @@
+"""``fitproof calibrate``: the speed constants refitted on the shipped measurement rows plus
+the user's (``fitproof bench ingest``), written as a profile pack in the user's pack folder,
+with the held-out error of the shipped and the refitted constants on the same rows."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import InputError
+from ..importers.hub import user_pack_folder_or_error
+from ..importers.writer import write_pack
+from ..pack_files import USER_PACKS_ORIGIN
+from ..specs import CalibrationScore
+from ..views import CalibrationView
+from .blocks import PROFILE, pack_block
+from .crossval import bands_of, cross_validate, groups_of, stats
+from .fit import Fit, require_scipy
+from .profile_pack import METRICS, check_name, profile_text
+from .refit import MIN_ENGINE_ROWS, fittable, rows_of
+from .rows import Array, Data, Rows, load
+
+if TYPE_CHECKING:
+    from ..registry import Registry
+
+COMMAND = "fitproof calibrate"
+DEFAULT_REPEATS = 5  # device splits; benchmarks/fit_speed.py pools 20
+
+
+def calibrate(registry: Registry, *, name: str = "mine", engine: str | None = None,
+              repeats: int = DEFAULT_REPEATS, force: bool = False,
+              out: str | None = None) -> CalibrationView:
+    """Refit the speed constants of ``engine`` (default: every engine with enough rows) on
+    the shipped rows and the user's, write them as profile ``name`` (extending the
+    measured profile) into ``out`` (default: ``profiles`` in the user's pack folder), and
+    score the shipped and the refitted constants by the same device-split
+    cross-validation (``repeats`` splits) on the same rows."""
+    require_scipy()
+    if repeats < 1:
+        raise InputError(f"--repeats {repeats}: give at least 1 device split")
+    check_name(registry, name)
+    folder = Path(out) if out else user_pack_folder_or_error() / "profiles"
+    path = folder / f"{name}.yaml"
+    if path.exists() and not force:  # before the fit, which takes a while
+        raise InputError(f"{path} exists; pass --force to overwrite it")
+    base = registry.with_profile(PROFILE)
+    data = load(base)
+    engines = _engines(base, data, engine)
+    scores: list[CalibrationScore] = []
+    blocks: dict[str, str] = {}
+    rows = dict.fromkeys(METRICS, 0)
+    user_rows = dict.fromkeys(METRICS, 0)
+    for engine_id in engines:
+        by_metric = rows_of(data, engine_id)
+        for metric, metric_rows in by_metric.items():
+            rows[metric] += metric_rows.n
+            user_rows[metric] += int(metric_rows.user.sum())
+        shipped = cross_validate(data, engine_id, repeats, user_rows=False)
+        held = cross_validate(data, engine_id, repeats)
+        fit = Fit(by_metric.get("prefill_tps"), by_metric.get("decode_tps"))
+        scores += _scores(engine_id, by_metric, shipped, held, fit)
+        blocks[engine_id] = _block(base, data, engine_id, by_metric, held, fit, name, repeats)
+    packs = [p for p in base.packs if p.kind == "measurements"]
+    command = " ".join([COMMAND, "--name", name, "--repeats", str(repeats)]
+                       + (["--engine", engines[0]] if engine else []))
+    text = profile_text(name, PROFILE, command, datetime.date.today().isoformat(),
+                        sorted(p.id for p in packs),
+                        sorted(p.id for p in packs if p.origin == USER_PACKS_ORIGIN),
+                        rows, user_rows, repeats, scores, blocks)
+    written = write_pack(text, folder, name, force=force)
+    return CalibrationView(name, PROFILE, str(written), tuple(engines), rows, user_rows,
+                           repeats, tuple(scores))
+
+
+def _engines(registry: Registry, data: Data, engine: str | None) -> list[str]:
+    """The engines to refit: ``engine``, or every one with enough rows; each must have
+    rows of the user's."""
+    if engine is not None:
+        wanted = registry.resolve("engine", engine)
+        if not fittable(data, wanted):
+            decode = data.get((wanted, "decode_tps"))
+            raise InputError(f"--engine {wanted}: {decode.n if decode else 0} decode_tps rows; "
+                             f"a fit needs {MIN_ENGINE_ROWS} on at least two devices")
+        engines = [wanted]
+    else:
+        engines = sorted(e for e in {e for e, _ in data} if fittable(data, e))
+    mine = [e for e in engines if any(rows.user.any() for rows in rows_of(data, e).values())]
+    if not mine:
+        raise InputError(f"no measurement row of yours is of {' or '.join(engines) or 'an engine with enough rows'}"
+                         "; add your benchmark outputs with fitproof bench ingest FILE")
+    return mine
+
+
+def _scores(engine: str, by_metric: dict[str, Rows], shipped: dict[str, Array],
+            held: dict[str, Array], fit: Fit) -> list[CalibrationScore]:
+    """The held-out error of both sets of constants on all rows and on the user's, and
+    their error on the user's rows when fitted on every row (the shipped constants on the
+    shipped rows, the calibrated ones on those and the user's)."""
+    shipped_fit = Fit(*(None if rows is None else rows.subset(~rows.user) for rows in
+                        (by_metric.get("prefill_tps"), by_metric.get("decode_tps"))))
+    result = []
+    for metric in METRICS:
+        if metric not in held:
+            continue
+        metric_rows = by_metric[metric]
+        groups = (("all", np.ones(metric_rows.n, dtype=bool), shipped, held),
+                  ("yours", metric_rows.user, shipped, held),
+                  ("yours-in-fit", metric_rows.user,
+                   {metric: shipped_fit.predict(metric_rows, metric)[None] / metric_rows.value},
+                   {metric: fit.predict(metric_rows, metric)[None] / metric_rows.value}))
+        for group, mask, before, after in groups:
+            for constants, ratios in (("shipped", before), ("calibrated", after)):
+                scored = stats(ratios[metric][:, mask]) if mask.any() else None
+                if scored is not None:
+                    result.append(CalibrationScore(engine, metric, constants, group, *scored))
+    return result
+
+
+def _block(registry: Registry, data: Data, engine: str, by_metric: dict[str, Rows],
+           held: dict[str, Array], fit: Fit, name: str, repeats: int) -> str:
+    """The engine's fitted block: ``fit``, on every row (the user's included)."""
+    scores = [(metric, label, scored) for metric, ratios in sorted(held.items())
+              for label, mask in groups_of(registry, by_metric[metric])
+              if (scored := stats(ratios[:, mask])) is not None]
+    return pack_block(engine, fit, {k: v for k, v in data.items() if k[0] == engine}, held,
+                      bands_of(by_metric, held), scores, command=COMMAND, repeats=repeats,
+                      source_repeats=0, profile=name)

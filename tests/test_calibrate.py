@@ -1,0 +1,129 @@
+"""``fitproof calibrate``: the speed constants refitted on the shipped rows plus the user's
+(``bench ingest``), written as a profile pack in the user's pack folder, which linking uses
+in place of the engine packs' fitted figures when that profile is chosen, and only then."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+import fitproof
+from fitproof.cli import main
+
+BENCH = Path(__file__).resolve().parent / "data" / "bench"
+SCENARIO = dict(model="qwen2.5-7b-instruct", hardware="rtx-4080", quant="Q4_K_M")
+
+
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory):
+    """A user pack folder with the rows of llama-bench-4080.json and the profile one
+    calibrate run (one device split: the machine is small) wrote from them; the command's
+    exit code, output and errors."""
+    folder = tmp_path_factory.mktemp("user") / "packs"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FITPROOF_USER_PACKS", str(folder))
+        patch.setenv("FITPROOF_CACHE_DIR", "off")
+        assert main(["--no-plugins", "bench", "ingest", str(BENCH / "llama-bench-4080.json")]) == 0
+        import contextlib
+        import io
+
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["--no-plugins", "calibrate", "--repeats", "1"])
+        yield folder, code, out.getvalue(), err.getvalue(), fitproof.load_registry(plugins=False)
+
+
+def test_calibrate_writes_a_profile_that_validates(calibrated, capsys):
+    folder, code, out, err, registry = calibrated
+    assert code == 0, err
+    path = folder / "profiles" / "mine.yaml"
+    assert out.startswith(f"Calibrated profile 'mine' (extends measured): wrote {path}\n")
+    assert "Refitted llama.cpp on " in out and "(1 yours)" in out
+    profile = registry.profiles["mine"]
+    assert profile.extends == "measured" and set(profile.engines) == {"llama.cpp"}
+    calibration = profile.calibration
+    assert calibration.user_measurements == ("bench-llama-bench-4080",)
+    assert dict(calibration.user_rows) == {"decode_tps": 1, "prefill_tps": 1}
+    assert calibration.repeats == 1 and "bench-llama-bench-4080" in calibration.measurements
+    # the held-out error of both sets of constants on the same rows, as printed
+    scored = {(s.metric, s.group, s.constants): s for s in calibration.held_out}
+    for metric in ("decode_tps", "prefill_tps"):
+        for group in ("all", "yours", "yours-in-fit"):
+            shipped, refitted = scored[(metric, group, "shipped")], scored[(metric, group, "calibrated")]
+            assert shipped.rows == refitted.rows
+            assert (f"llama.cpp   {metric:11s}  {group:12s}  calibrated  {refitted.rows:6d}  "
+                    f"{100 * refitted.mape:4.1f} %") in out
+    assert scored[("decode_tps", "yours", "calibrated")].rows == 1
+    capsys.readouterr()
+    assert main(["--no-plugins", "packs", "validate", str(folder)]) == 0, capsys.readouterr()
+
+
+def test_profile_mine_uses_the_refitted_constants_and_only_then(calibrated):
+    registry = calibrated[4]
+    shipped = fitproof.estimate(**SCENARIO, registry=registry, profile="measured")
+    mine = fitproof.estimate(**SCENARIO, registry=registry, profile="mine")
+    assert mine.value("decode_tps") != shipped.value("decode_tps")
+    # the default profile, and the engine packs, keep the shipped constants
+    assert fitproof.estimate(**SCENARIO, registry=registry).value("decode_tps") == \
+        shipped.value("decode_tps")
+    assert registry.with_profile("mine").engines["llama.cpp"] != registry.engines["llama.cpp"]
+    # an engine the profile does not refit reads its own pack's figures under either profile
+    assert "vllm" not in registry.profiles["mine"].engines
+    assert registry.with_profile("mine").engines["vllm"] is registry.engines["vllm"]
+    # a refitted figure's derivation cites the profile's file
+    figure = registry.with_profile("mine").entity("engine", "llama.cpp").keyed(
+        "decode_bandwidth_efficiency", "cuda")
+    assert figure.at.file.endswith("profiles/mine.yaml") and figure.at.line > 1
+
+
+def test_estimate_profile_mine_on_the_command_line(calibrated, capsys):
+    folder = calibrated[0]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FITPROOF_USER_PACKS", str(folder))
+        patch.setenv("FITPROOF_CACHE_DIR", "off")
+        cards = {}
+        for profile in ("measured", "mine"):
+            assert main(["--no-plugins", "estimate", SCENARIO["model"], "--on", "rtx-4080",
+                         "--quant", "Q4_K_M", "--profile", profile]) == 0
+            cards[profile] = [line for line in capsys.readouterr().out.splitlines()
+                              if line.strip().startswith("Decode") and "~" in line]
+        assert cards["measured"] and cards["mine"] and cards["measured"] != cards["mine"]
+
+
+def _error(capsys, folder: Path, *argv: str) -> tuple[int, str]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FITPROOF_USER_PACKS", str(folder))
+        patch.setenv("FITPROOF_CACHE_DIR", "off")
+        code = main(["--no-plugins", "calibrate", "--repeats", "1", *argv])
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, err  # one line
+    return code, err
+
+
+def test_a_shipped_profile_name_is_refused(calibrated, capsys):
+    code, err = _error(capsys, calibrated[0], "--name", "measured")
+    assert code == 2 and "--name 'measured'" in err and "choose another name" in err
+
+
+def test_an_existing_profile_is_kept_without_force(calibrated, capsys):
+    path = calibrated[0] / "profiles" / "mine.yaml"
+    before = path.read_bytes()
+    code, err = _error(capsys, calibrated[0])
+    assert code == 2 and err == f"fitproof: error: {path} exists; pass --force to overwrite it\n"
+    assert path.read_bytes() == before
+
+
+def test_no_rows_of_yours(tmp_path, capsys):
+    code, err = _error(capsys, tmp_path / "empty")
+    assert code == 2 and "no measurement row of yours" in err and "bench ingest" in err
+
+
+def test_without_scipy_calibrate_says_what_to_install(tmp_path, capsys, monkeypatch):
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "scipy" else find_spec(name, *a))
+    code, err = _error(capsys, tmp_path / "empty")
+    assert code == 2
+    assert err == "fitproof: error: fitting speed constants needs scipy: pip install 'fitproof[fit]'\n"
