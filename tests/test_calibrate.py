@@ -127,3 +127,92 @@ def test_without_scipy_calibrate_says_what_to_install(tmp_path, capsys, monkeypa
     code, err = _error(capsys, tmp_path / "empty")
     assert code == 2
     assert err == "fitproof: error: fitting speed constants needs scipy: pip install 'fitproof[fit]'\n"
+
+
+# -- serving rows ----------------------------------------------------------------------------
+
+VLLM = BENCH / "vllm-bench-serve-h100x8.json"
+SERVING_SETUP = ("llama-3.1-70b", "--on", "h100-80gb-sxm", "--quant", "BF16", "--gpus", "8",
+                 "--engine", "vllm", "--batch", "50")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """A user pack folder with only the serving rows of one vllm bench serve run (Llama 3.1
+    70B on 8 x H100, 50 in flight) and the profile one calibrate run wrote from them."""
+    import contextlib
+    import io
+
+    folder = tmp_path_factory.mktemp("serving") / "packs"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FITPROOF_USER_PACKS", str(folder))
+        patch.setenv("FITPROOF_CACHE_DIR", "off")
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["--no-plugins", "bench", "ingest", str(VLLM), "--model", "llama-3.1-70b",
+                         "--on", "h100-80gb-sxm", "--quant", "BF16", "--gpus", "8"]) == 0
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["--no-plugins", "calibrate", "--repeats", "1"])
+        yield folder, code, out.getvalue(), err.getvalue(), fitproof.load_registry(plugins=False)
+
+
+def test_serving_rows_alone_refit_the_serving_constants(served, capsys):
+    folder, code, out, err, registry = served
+    assert code == 0, err  # no single-stream row of the user's is asked for
+    assert "Refitted vllm on " in out and "29 output_tps rows (1 yours)" in out
+    assert "each device left out in turn" in out
+    profile = registry.profiles["mine"]
+    assert set(profile.engines) == {"vllm"}
+    assert profile.calibration.user_measurements == ("bench-vllm-bench-serve-h100x8",)
+    assert {m: n for m, n in profile.calibration.user_rows.items() if n} == {
+        "output_tps": 1, "tpot_ms": 1, "ttft_ms": 1}
+    # the held-out error of both sets of constants on the same rows, as printed
+    scored = {(s.metric, s.group, s.constants): s for s in profile.calibration.held_out}
+    printed_scores = {(m, g, c): (int(n), float(mape)) for line in out.splitlines()
+                      if line.startswith("vllm ")
+                      for _, m, g, c, n, mape, *_ in [line.split()]}
+    for metric in ("output_tps", "tpot_ms", "ttft_ms"):
+        for group in ("all", "yours", "yours-in-fit"):
+            shipped, refitted = scored[(metric, group, "shipped")], scored[(metric, group, "calibrated")]
+            assert shipped.rows == refitted.rows == (1 if group != "all" else shipped.rows)
+            for s in (shipped, refitted):  # the profile keeps 4 significant digits
+                printed = printed_scores[(metric, group, s.constants)]
+                assert printed[0] == s.rows and abs(printed[1] - 100 * s.mape) <= 0.051
+    # the refitted serving block, with its held-out scores, is the profile's
+    vllm = profile.engines["vllm"]
+    assert vllm.request_overhead_s is not None and vllm.output_band_low is not None
+    assert vllm.held_out_accuracy.profile == "mine"
+    capsys.readouterr()
+    assert main(["--no-plugins", "packs", "validate", str(folder)]) == 0, capsys.readouterr()
+
+
+def test_profile_mine_uses_the_refitted_serving_constants(served, capsys):
+    folder, registry = served[0], served[4]
+    mine = registry.with_profile("mine")
+    figure = mine.entity("engine", "vllm").keyed("prefill_compute_efficiency", "cuda")
+    assert figure.at.file.endswith("profiles/mine.yaml")
+    assert registry.with_profile("measured").engines["vllm"] is registry.engines["vllm"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FITPROOF_USER_PACKS", str(folder))
+        patch.setenv("FITPROOF_CACHE_DIR", "off")
+        cards = {}
+        for profile in ("measured", "mine"):
+            assert main(["--no-plugins", "estimate", *SERVING_SETUP, "--profile", profile]) == 0
+            cards[profile] = [line for line in capsys.readouterr().out.splitlines()
+                              if line.strip().startswith("Output") and "in flight" in line]
+    assert cards["measured"] and cards["mine"] and cards["measured"] != cards["mine"]
+
+
+def test_serving_rows_on_too_few_devices_are_one_line(tmp_path, capsys):
+    """SGLang's shipped rows are on B200 and MI300X; runs of the user's on B200 leave it
+    two devices, one short of a serving fit."""
+    folder = tmp_path / "packs"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FITPROOF_USER_PACKS", str(folder))
+        patch.setenv("FITPROOF_CACHE_DIR", "off")
+        assert main(["--no-plugins", "bench", "ingest", str(BENCH / "sglang-bench-serving-h100x8.jsonl"),
+                     "--on", "b200-180gb", "--quant", "BF16"]) == 0
+    capsys.readouterr()
+    code, err = _error(capsys, folder)
+    assert code == 2 and err.startswith("fitproof: error: sglang: 6 serving rows of yours")
+    assert "a serving fit needs rows on 3" in err and "not refitted" in err

@@ -67,3 +67,27 @@ def borrowed(folder: Path, block: str, engine: str) -> str:
                    '(benchmarks/fit_speed.py) stands in"', block)
     return re.sub(r'note: "[^"]*"', f'note: "an assumption until {engine} rows are added and '
                   'refitted: both engines stream the same bytes at the same devices\' bandwidth"', block)
+
+
+def current_serving_block(folder: Path, engine: str) -> str | None:
+    """The serving block (BEGIN and END lines included) engine pack ``engine`` holds now."""
+    text = (folder / f"{engine}.yaml").read_text("utf-8")
+    match = re.search(re.escape(SERVING_BEGIN) + r".*?" + re.escape(SERVING_END) + r"\n", text,
+                      re.S)
+    return match.group(0) if match else None
+
+
+def write_serving_block(folder: Path, engine: str, block: str) -> Path:
+    """Write the serving block ``block`` (BEGIN and END lines included) into engine pack
+    ``engine`` (in place of the one it holds, else at its end), and leave its keys out of
+    the engine's fitted speed block (benchmarks/fit_speed.py does the same when it rewrites
+    that block: see ``borrowed``)."""
+    path = folder / f"{engine}.yaml"
+    pack = path.read_text("utf-8")
+    old = current_serving_block(folder, engine)
+    pack = pack.replace(old, block) if old else pack.rstrip("\n") + "\n" + block
+    keys = set(re.findall(r"^([a-z_]+):", block, re.M))
+    speed = re.compile(rf"({re.escape(BEGIN)}[^\n]*\n)(.*?)(?={re.escape(END)})", re.S)
+    pack = speed.sub(lambda m: m.group(1) + drop_keys(m.group(2), keys), pack, count=1)
+    path.write_text(pack, "utf-8")
+    return path

@@ -39,7 +39,7 @@ def profile_text(name: str, extends: str, command: str, date: str,
     """The YAML of the profile pack: ``blocks`` is each engine's fitted block (the YAML an
     engine pack holds between its BEGIN and END lines), nested under ``engines``."""
     def counts(by_metric: Mapping[str, int]) -> str:
-        return "{" + ", ".join(f"{m}: {by_metric.get(m, 0)}" for m in METRICS) + "}"
+        return "{" + ", ".join(f"{m}: {count}" for m, count in by_metric.items()) + "}"
 
     yours = sum(user_rows.values())
     lines = [f"# written by {command}; run it again with --force to refit",

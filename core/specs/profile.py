@@ -13,8 +13,8 @@ from .engine import HeldOutAccuracy
 @attrs.frozen
 class CalibratedConstants:
     """An engine's speed constants refitted by ``fitproof calibrate``: the fields of the
-    engine pack's fitted block, used in place of the engine pack's when the profile is
-    chosen (a field left out keeps the engine pack's figures)."""
+    engine pack's fitted block and of its serving block, used in place of the engine pack's
+    when the profile is chosen (a field left out keeps the engine pack's figures)."""
 
     decode_bandwidth_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
     decode_kernel_factor: Mapping[str, Figure] = attrs.field(factory=dict)
@@ -31,6 +31,10 @@ class CalibratedConstants:
     prefill_attention_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
     prefill_expert_efficiency: Mapping[str, Figure] = attrs.field(factory=dict)
     prefill_ceiling_tflops: Mapping[str, Figure] = attrs.field(factory=dict)
+    sequence_overhead_s: Figure | None = None
+    request_overhead_s: Figure | None = None
+    output_band_low: Figure | None = None
+    output_band_high: Figure | None = None
     decode_band_low: Mapping[str, Figure] = attrs.field(factory=dict)
     decode_band_high: Mapping[str, Figure] = attrs.field(factory=dict)
     prefill_band_low: Mapping[str, Figure] = attrs.field(factory=dict)
