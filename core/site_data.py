@@ -16,6 +16,7 @@ from .formula_js import js_module
 from .formula_parser import parse_formula, tree_data
 from .launch import STRING_FIELDS, template_for
 from .registry import Registry
+from .renderers.escape import html_json
 from .snapshot_build import build_snapshot, candidate_formulas
 
 
@@ -110,11 +111,10 @@ def data_script(data: Any) -> str:
     ``fetch`` a JSON file, but they can load a script). The JSON is parsed with
     ``JSON.parse``, not read as an object literal, so every name in it is an own property
     (a literal's ``"__proto__"`` key would set a prototype)."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    literal = json.dumps(text, ensure_ascii=False)  # a JSON string is a JavaScript string
-    # nothing in the data may close the script element it is inlined in, or start a comment
-    literal = literal.replace("</", "<\\/").replace("<!--", "<\\!--")
-    return f"var FITPROOF_DATA = JSON.parse({literal});\n"
+    # the HTML-safe JSON (no "<", ">", "&", U+2028 or U+2029 in it: nothing may close a
+    # script element or start a comment), then as a JavaScript string: a JSON string is one
+    text = html_json(data)
+    return f"var FITPROOF_DATA = JSON.parse({json.dumps(text, ensure_ascii=False)});\n"
 
 
 def formulas_script(data: Any) -> str:

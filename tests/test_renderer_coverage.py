@@ -21,6 +21,7 @@ from fitproof.derivation import Derivation, latex_number
 from fitproof.renderers import blocks, estimate_text, explain, models, packs
 from fitproof.renderers.blocks import Code, Facts, Heading, Paragraph, Table, width
 from fitproof.renderers.display import display_number, signed
+from fitproof.renderers.escape import markdown
 from fitproof.renderers.i18n import Messages
 from fitproof.renderers.report_document import report_blocks
 
@@ -463,6 +464,8 @@ def test_explain_markdown_shows_every_step_with_its_formula_and_notes(registry, 
         if d.approximate:
             expected.append("approximate: fitted or estimated, not a published figure")
         expected += [f"overrides the definition at {location}" for location in d.replaced]
+        # pack text outside code spans is escaped for Markdown (escape.markdown)
+        expected = [line if line.startswith("`") else markdown(line) for line in expected]
         assert body == expected, d.name
     inherited = {}
     for level, d in view.derivation.walk():
@@ -470,7 +473,7 @@ def test_explain_markdown_shows_every_step_with_its_formula_and_notes(registry, 
             inherited.setdefault(d.at.file, d.sources)
     if inherited:
         shown = [line.strip() for line in lines[footer + 1:]]
-        assert shown == [item for file, sources in inherited.items()
+        assert shown == [markdown(item) for file, sources in inherited.items()
                          for item in (file, *sources)]
     else:
         assert footer == len(lines)

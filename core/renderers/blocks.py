@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 import attrs
 
+from .escape import markdown as _md, markdown_fence
+
 
 @attrs.frozen
 class Heading:
@@ -121,30 +123,17 @@ def _text_table(table: Table, limit: int) -> list[str]:
     return lines
 
 
-# "<" opens raw HTML (an entity such as "&lt;" only ever shows as text, so "&" stays)
-_MARKDOWN = str.maketrans({"<": "&lt;", "|": "\\|", "*": "\\*", "[": "\\[", "]": "\\]",
-                           "`": "\\`", "\\": "\\\\"})
-
-
-def _md(text: str) -> str:
-    """Text as Markdown shows it literally: no HTML tag, link, emphasis or table cell
-    boundary can come from a pack's words."""
-    return text.translate(_MARKDOWN)
-
-
 def render_markdown(blocks: Sequence[Block]) -> str:
     out: list[str] = []
     for block in blocks:
         if isinstance(block, Heading):
-            out += ["#" * block.level + " " + _md(block.text), ""]
+            out += ["#" * block.level + " " + _md(block.text, opens_line=True), ""]
         elif isinstance(block, Paragraph):
-            out += [_md(block.text), ""]
+            out += [_md(block.text, opens_line=True), ""]
         elif isinstance(block, Facts):
             out += [f"- **{_md(label)}:** {_md(value)}" for label, value in block.items] + [""]
         elif isinstance(block, Code):
-            # a fence inside the command would end the block early
-            out += [f"**{_md(block.label)}**", "", "```sh",
-                    block.text.replace("```", "\\`\\`\\`"), "```", ""]
+            out += [f"**{_md(block.label)}**", "", markdown_fence(block.text, "sh"), ""]
         elif isinstance(block, Table):
             out.append("| " + " | ".join(_md(h) for h in block.headers) + " |")
             out.append("|" + "|".join("---:" if i in block.right else "---"

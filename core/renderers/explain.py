@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..derivation import Derivation, latex_number
 from ..numbers import format_number
+from .escape import latex_math, markdown, markdown_code
 
 _WIDTH = 100
 
@@ -66,8 +68,10 @@ def render_text(root: Derivation, max_depth: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def _footer(root: Derivation, max_depth: int | None = None) -> list[str]:
-    """Sources shared by a whole pack, listed once per pack file."""
+def _footer(root: Derivation, max_depth: int | None = None,
+            escape: Callable[[str], str] = str) -> list[str]:
+    """Sources shared by a whole pack, listed once per pack file (each written through
+    ``escape``)."""
     by_file: dict[str, tuple[str, ...]] = {}
     for depth, d in root.walk():
         if max_depth is not None and depth > max_depth:
@@ -78,8 +82,8 @@ def _footer(root: Derivation, max_depth: int | None = None) -> list[str]:
         return []
     lines = ["", "Sources of pack figures without their own source:"]
     for file, sources in by_file.items():
-        lines.append(f"  {file}")
-        lines.extend(f"    {source}" for source in sources)
+        lines.append(f"  {escape(file)}")
+        lines.extend(f"    {escape(source)}" for source in sources)
     return lines
 
 
@@ -136,16 +140,17 @@ def render_markdown(root: Derivation, max_depth: int | None = None) -> str:
             hidden += not repeated
             continue
         indent = "  " * depth
-        lines.append(f"{indent}- **`{d.name}` = {_value(d)}** — `{d.location}`")
+        lines.append(f"{indent}- **{markdown_code(d.name)} = {markdown(_value(d))}** — "
+                     f"{markdown_code(d.location)}")
         if repeated:
             lines.append(f"{indent}  (see above)")
             continue
         if d.kind in ("formula", "selection"):
-            lines.append(f"{indent}  `{d.written}`  ")
+            lines.append(f"{indent}  {markdown_code(str(d.written))}  ")
             if d.substituted:
-                lines.append(f"{indent}  `= {d.substituted}`")
-        lines.extend(f"{indent}  {note}  " for note in _notes(d))
-    lines.extend(_footer(root, max_depth))
+                lines.append(f"{indent}  {markdown_code('= ' + d.substituted)}")
+        lines.extend(f"{indent}  {markdown(note)}  " for note in _notes(d))
+    lines.extend(_footer(root, max_depth, markdown))
     return "\n".join(lines) + "\n"
 
 
@@ -158,8 +163,8 @@ def render_latex(root: Derivation) -> str:
         if d.name in seen or d.kind != "formula":
             return
         seen.add(d.name)
-        name = r"\mathrm{" + d.name.replace("_", r"\_") + "}"
-        unit = "" if d.unit in ("1", "") else r"\ \mathrm{" + d.unit.replace("%", r"\%") + "}"
+        name = r"\mathrm{" + latex_math(d.name) + "}"
+        unit = "" if d.unit in ("1", "") else r"\ \mathrm{" + latex_math(d.unit) + "}"
         value = latex_number(d.value) if d.value is not None else "?"
         rows.append(f"{name} &= {d.latex()} \\\\\n  &= {d.latex_substituted()} = {value}{unit}")
         for child in d.inputs:

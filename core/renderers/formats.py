@@ -12,6 +12,7 @@ from . import accuracy, blocks, explain, models, packs, sensitivity, solve, swee
 from .detect import detect_json, render_detect_text
 from .measurements import measurements_json, render_measurements_text
 from .calibration import calibration_json, render_calibration_text
+from .escape import terminal
 from .estimate_text import render_estimate, render_estimate_json
 from .i18n import Messages
 from .report_document import report_blocks
@@ -80,7 +81,7 @@ def _models_markdown(view: ModelsView, options: RenderOptions) -> str:
     return blocks.render_markdown(models.models_blocks(view))
 
 
-BUILTIN_FORMATS = (
+_FORMATS = (
     OutputFormat("text", "estimate", lambda v, o: render_estimate(v), "the headline card"),
     OutputFormat("json", "estimate", lambda v, o: render_estimate_json(v),
                  "scenario, every quantity with its source, verdict, selections"),
@@ -127,3 +128,15 @@ BUILTIN_FORMATS = (
     OutputFormat("json", "calibration", lambda v, o: _json(calibration_json(v)),
                  "the profile written and its held-out errors"),
 )
+
+
+def _for_terminal(fmt: OutputFormat) -> OutputFormat:
+    """A text format whose output has no control character: pack text cannot move the
+    cursor, recolour or clear the terminal it is printed in (``escape.terminal``)."""
+    render = fmt.render
+    return OutputFormat(fmt.name, fmt.view, lambda v, o: terminal(render(v, o)),
+                        fmt.description, fmt.origin)
+
+
+# every text format writes through the terminal's escaping, in one place
+BUILTIN_FORMATS = tuple(_for_terminal(f) if f.name == "text" else f for f in _FORMATS)

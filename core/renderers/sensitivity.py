@@ -8,6 +8,7 @@ from typing import Any
 from ..derivation import Derivation
 from ..numbers import format_number
 from ..views import Elasticity
+from .escape import latex, markdown, markdown_code
 
 GROUP_TITLES = {
     "hardware": "Hardware figures",
@@ -56,27 +57,24 @@ def render_text(root: Derivation, rows: Sequence[Elasticity]) -> str:
 
 
 def render_markdown(root: Derivation, rows: Sequence[Elasticity]) -> str:
-    lines = ["", f"**Sensitivity of `{root.name}`** (d ln {root.name} / d ln x)", ""]
+    lines = ["", f"**Sensitivity of {markdown_code(root.name)}** (d ln {markdown(root.name)} "
+             "/ d ln x)", ""]
     if not rows:
         return "\n".join([*lines, "No figure or input moves it here.", ""])
-    lines += [_headline(root, rows) + ".", "", "| group | name | elasticity | value | source |",
-              "|---|---|---:|---:|---|"]
+    lines += [markdown(_headline(root, rows), opens_line=True) + ".", "",
+              "| group | name | elasticity | value | source |", "|---|---|---:|---:|---|"]
     for title, group in _groups(rows):
-        lines.extend(f"| {title} | `{r.name}` | {_ratio(r)} | {_value(r)} | `{r.at}` |"
+        lines.extend(f"| {markdown(title)} | {markdown_code(r.name, table=True)} | {_ratio(r)} "
+                     f"| {markdown(_value(r))} | {markdown_code(str(r.at), table=True)} |"
                      for r in group)
     return "\n".join(lines) + "\n"
 
 
-def _latex_text(text: str) -> str:
-    return text.replace("\\", r"\textbackslash{}").replace("_", r"\_").replace("%", r"\%") \
-        .replace("&", r"\&").replace("#", r"\#")
-
-
 def render_latex(root: Derivation, rows: Sequence[Elasticity]) -> str:
-    body = "".join(f"  \\texttt{{{_latex_text(r.name)}}} & {_ratio(r)} & "
-                   f"{_latex_text(_value(r))} \\\\\n" for r in rows)
+    body = "".join(f"  \\texttt{{{latex(r.name)}}} & {_ratio(r)} & "
+                   f"{latex(_value(r))} \\\\\n" for r in rows)
     return ("\\begin{tabular}{lrr}\n"
-            f"  \\multicolumn{{3}}{{l}}{{Sensitivity of \\texttt{{{_latex_text(root.name)}}}}}"
+            f"  \\multicolumn{{3}}{{l}}{{Sensitivity of \\texttt{{{latex(root.name)}}}}}"
             " \\\\\n  name & elasticity & value \\\\\n  \\hline\n"
             f"{body}\\end{{tabular}}\n")
 
