@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .errors import InputError
+from .own_output import write_file
 from .views import SweepView
 
 
@@ -20,7 +21,6 @@ def write_parquet(view: SweepView, path: str) -> None:
 
     table = pa.table({name: view.plain(name) for name in view.columns})
     metadata = {f"unit:{n}": u for n, u in view.units.items() if u}
-    try:
-        pq.write_table(table.replace_schema_metadata(metadata), Path(path))
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    buffer = pa.BufferOutputStream()  # written whole, never through a link (own_output)
+    pq.write_table(table.replace_schema_metadata(metadata), buffer)
+    write_file(Path(path), buffer.getvalue().to_pybytes())

@@ -16,11 +16,14 @@ import attrs
 
 from .errors import FitproofError, InputError
 from .estimation import Batch
+from .own_output import check_size
 from .registry import Registry
 from .scenario import check_input, input_default, resolve_scenario
 from .views import Scenario, SweepView
 
 CHUNK = 20_000  # scenarios per batch: bounds memory, and the progress bar's step
+# scenarios a sweep runs without --yes (about a minute, some hundreds of MB of rows)
+SWEEP_LIMIT = 500_000
 # the inputs a sweep varies, each a column of its table
 SWEPT_INPUTS = ("context", "batch", "gpus")
 
@@ -73,13 +76,19 @@ def sweep_columns(registry: Registry) -> tuple[str, ...]:
     return tuple(n for n in dict.fromkeys(names) if n in registry.graph.formulas)
 
 
-def sweep(registry: Registry, axes: SweepAxes, progress: Progress | None = None) -> SweepView:
-    """Evaluate every combination of ``axes``; ``progress(done, total)`` after each batch."""
+def sweep(registry: Registry, axes: SweepAxes, progress: Progress | None = None, *,
+          yes: bool = False) -> SweepView:
+    """Evaluate every combination of ``axes``; ``progress(done, total)`` before the first
+    batch and after each. Past ``SWEEP_LIMIT`` scenarios, only with ``yes``."""
+    check_size(axes.size, SWEEP_LIMIT, job="sweep", unit="scenarios", yes=yes,
+               narrow="--models, --on, --quant, --context, --batch or --gpus")
     quantities = sweep_columns(registry)
     keys = ("model", "hardware", "quant", *SWEPT_INPUTS, "verdict")
     data: dict[str, list[object]] = {name: [] for name in (*keys, *quantities, "error")}
     total, done = axes.size, 0
     pending: list[Scenario] = []
+    if progress is not None:
+        progress(0, total)
 
     def flush() -> None:
         nonlocal done

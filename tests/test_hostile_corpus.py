@@ -11,8 +11,10 @@ links, sparse files). In ``argv`` and in the patterns, ``{path}`` is the copy's 
 ``{tmp}`` the temporary folder; in ``argv`` only, ``{hex:…}`` is an argument made of those
 bytes (as Python passes a command line that is not UTF-8) and ``{repeat:N:text}`` is
 ``text`` N times. ``plugins`` lists modules of the case's folder that are installed as
-entry points of the ``fitproof`` group, as tests/test_plugins.py does. A case that shows a
-bug not fixed yet says so in ``xfail`` (strict: the fix must remove it).
+entry points of the ``fitproof`` group, as tests/test_plugins.py does. ``absent`` lists
+files (relative to the temporary folder) the command must not have made, ``unchanged``
+files it must leave byte for byte (read after ``setup``: a link's target is what is kept).
+A case that shows a bug not fixed yet says so in ``xfail`` (strict: the fix must remove it).
 """
 
 from __future__ import annotations
@@ -147,6 +149,7 @@ def test_hostile_case(case, tmp_path, monkeypatch, capsys, request):
     path = _setup(case, tmp_path)
     plugins = _install_plugins(case, path, monkeypatch)
     argv = [_expand(arg, path, tmp_path) for arg in case["argv"]]
+    kept = {name: (tmp_path / name).read_bytes() for name in case.get("unchanged", [])}
     capsys.readouterr()
     try:
         code = _run(argv)
@@ -167,6 +170,8 @@ def test_hostile_case(case, tmp_path, monkeypatch, capsys, request):
     assert not (tmp_path / SENTINEL).exists(), "a pack ran code"
     for name in case.get("absent", []):
         assert not (tmp_path / name).exists(), f"{name} was written"
+    for name, raw in kept.items():
+        assert (tmp_path / name).read_bytes() == raw, f"{name} was changed"
 
 
 def test_the_corpus_covers_every_class():
@@ -178,7 +183,7 @@ def test_the_corpus_covers_every_class():
         assert case["class"] in CLASSES, case["id"]
         per_class[case["class"]] += 1
         assert set(case) <= {"id", "class", "path", "setup", "plugins", "argv", "exit", "first",
-                             "contains", "absent", "xfail", "note"}, case["id"]
+                             "contains", "absent", "unchanged", "xfail", "note"}, case["id"]
         if "path" in case:
             assert (HOSTILE / case["path"]).exists(), case["id"]
     assert min(per_class.values()) >= 5, per_class

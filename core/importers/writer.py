@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..errors import InputError, PackError
 from ..loader import load_pack
+from ..own_output import check_parents, check_target, write_file
 from ..pack_files import PackSource
 
 _ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789._-")
@@ -28,6 +29,7 @@ def write_pack(text: str, out_dir: str | Path, pack_id: str, *, force: bool = Fa
     if not pack_id or not set(pack_id) <= _ID_CHARS or pack_id[0] in "._-":
         raise InputError(f"--id {pack_id!r}: use lower-case letters, digits, '.', '_' and '-'")
     folder = Path(out_dir)
+    check_parents(folder)  # --out afile/sub: one line
     if folder.exists() and not folder.is_dir():  # mkdir would say 'File exists'
         raise InputError(f"{folder}: --out must be a folder")
     path = folder / f"{pack_id}.yaml"
@@ -35,11 +37,6 @@ def write_pack(text: str, out_dir: str | Path, pack_id: str, *, force: bool = Fa
         load_pack(PackSource(f"{path} (not written)", "import", pack_id, text.encode("utf-8")))
     except PackError as exc:
         raise PackError([*exc.problems]) from None
-    if path.exists() and not force:
+    if check_target(path) is not None and not force:  # a link is refused, --force or not
         raise InputError(f"{path} exists; pass --force to overwrite it")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return path
+    return write_file(path, text, make_folders=True)  # whole, never through a link (a link is refused)

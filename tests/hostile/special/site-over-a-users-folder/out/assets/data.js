@@ -1,0 +1,1 @@
+window.myOwnData = {"kept": true};
