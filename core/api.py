@@ -38,7 +38,7 @@ _LAZY = {"Formats": "formats", "RenderOptions": "formats", "Registry": "registry
          "is_hub_repository": "importers.commands", "bench_ingest": "importers.commands",
          # fitproof detect and --on auto; sweep --format parquet
          "detect": "detect_match", "detected_hardware": "detect_match",
-         "write_parquet": "parquet", "measurements": "accuracy"}
+         "write_parquet": "parquet", "measurements": "accuracy", "write_file": "own_output"}
 
 
 def __getattr__(name: str) -> Any:
@@ -59,18 +59,19 @@ __all__ = [
     "pack", "packs", "parse_parameters", "parse_tokens",
     "render", "report", "scenario", "site", "sweep", "validate_packs", "write_parquet",
 ]
-__all__ += ["bench_ingest", "calibrate", "detect", "detected_hardware", "measurements"]
+__all__ += ["bench_ingest", "calibrate", "detect", "detected_hardware", "measurements", "write_file"]
 
 def load_registry(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: bool = True,
                   extra_plugins: Iterable[object] = (), use_cache: bool = True,
                   environ: dict[str, str] | None = None, strict: bool = False,
-                  profile: str | None = None) -> Registry:
+                  profile: str | None = None, allow_override: bool = False) -> Registry:
     """Every pack, linked: built-in, installed plugins', ``FITPROOF_PACK_PATH``'s and
     ``pack_dirs``' (see :func:`fitproof.linking.load_registry`)."""
     from .linking import load_registry as load_all
 
     return load_all(pack_dirs, plugins=plugins, extra_plugins=extra_plugins,
-                    use_cache=use_cache, environ=environ, strict=strict, profile=profile)
+                    use_cache=use_cache, environ=environ, strict=strict, profile=profile,
+                    allow_override=allow_override)
 
 
 load = load_registry
@@ -172,7 +173,8 @@ def estimate_view(registry: Registry, resolved: Scenario) -> EstimateView:
 
 def estimate_from_snapshot(choices: Mapping[str, str | None], inputs: Mapping[str, Any], *,
                            pack_dirs: Iterable[str | os.PathLike[str]] = (),
-                           plugins: bool = True, profile: str | None = None
+                           plugins: bool = True, profile: str | None = None,
+                           allow_override: bool = False
                            ) -> tuple[EstimateView, list[str]] | None:
     """``fitproof estimate`` from the compiled snapshot of these packs, if one is stored,
     with the warnings their full load gave; ``None`` when the full path must answer.
@@ -180,7 +182,8 @@ def estimate_from_snapshot(choices: Mapping[str, str | None], inputs: Mapping[st
     default), ``inputs`` the numeric inputs."""
     from .snapshot import snapshot_estimate
 
-    return snapshot_estimate(pack_dirs, profile, choices, inputs, plugins=plugins)
+    return snapshot_estimate(pack_dirs, profile, choices, inputs, plugins=plugins,
+                             allow_override=allow_override)
 
 
 def store_snapshot(registry: Registry, *, pack_dirs: Iterable[str | os.PathLike[str]] = (),
@@ -355,26 +358,28 @@ def render(view_kind: str, view: object, format: str = "text", *,
 def sweep(registry: Registry, *, models: Sequence[str] | None = None,
           hardware: Sequence[str] | None = None, quants: Sequence[str] = (),
           context: Sequence[float] = (), batch: Sequence[float] = (), gpus: Sequence[float] = (),
-          progress: Callable[[int, int], None] | None = None) -> SweepView:
+          progress: Callable[[int, int], None] | None = None, yes: bool = False) -> SweepView:
     """Every combination of models (``None``: all), accelerators (``None``: all), formats
-    and inputs, one row each with the headline quantities and the verdict."""
+    and inputs, one row each with the headline quantities and the verdict (past
+    ``sweep.SWEEP_LIMIT`` scenarios only with ``yes``)."""
     from .sweep import sweep as run, sweep_axes
 
     axes = sweep_axes(registry, models=models, hardware=hardware, quants=quants,
                       context=context, batch=batch, gpus=gpus)
-    return run(registry, axes, progress)
+    return run(registry, axes, progress, yes=yes)
 
 
 def site(registry: Registry, out: str, *, models: Sequence[str] | None = None,
          hardware: Sequence[str] | None = None, languages: Sequence[str] | None = None,
-         base_url: str | None = None,
-         progress: Callable[[int, int], None] | None = None) -> SiteSummary:
+         base_url: str | None = None, progress: Callable[[int, int], None] | None = None,
+         force: bool = False, yes: bool = False) -> SiteSummary:
     """Write the static site (a configurator page per model x accelerator x language) to
-    the folder ``out``; ``None`` means every model, accelerator or catalog language."""
+    the folder ``out`` (``site.build_site``: ``force``, ``yes``); ``None`` means every
+    model, accelerator or catalog language."""
     from .site import build_site
 
     return build_site(registry, out, models=models, hardware=hardware, languages=languages,
-                      base_url=base_url, progress=progress)
+                      base_url=base_url, progress=progress, force=force, yes=yes)
 
 
 def calibrate(registry: Registry, *, name: str = "mine", engine: str | None = None,

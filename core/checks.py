@@ -277,6 +277,9 @@ def check_scenarios(loaded: Sequence[LoadedPack]) -> list[Problem]:
         elif pack.kind == "kv_cache":
             for tid, kv in pack.obj.types.items():
                 known["kv"] |= {name_key(tid), *map(name_key, kv.aliases)}
+    hosts = {name_key(n) for pack in loaded if pack.kind == "hardware"
+             and getattr(pack.obj, "backend", None) == "cpu"
+             for n in (pack.obj.id, *pack.obj.aliases)}
     problems = []
     for pack in loaded:
         if pack.kind != "scenario":
@@ -286,6 +289,16 @@ def check_scenarios(loaded: Sequence[LoadedPack]) -> list[Problem]:
             if name_key(name) not in known[key]:
                 problems.append(Problem(f"no {key} pack is called {name!r}", pack.path,
                                         pack.obj.pack.line_of(key), key))
+        host = pack.obj.host
+        if host is None and pack.id == "default":  # every scenario falls back to it
+            problems.append(Problem("the default scenario must name a host (the cpu hardware "
+                                    "pack whose memory holds offloaded weights), which every "
+                                    "scenario falls back to", pack.path,
+                                    pack.obj.pack.line_of("id"), "host"))
+        elif host is not None and name_key(host) not in hosts:
+            problems.append(Problem(f"no host (a hardware pack of backend cpu) is called "
+                                    f"{host!r}", pack.path, pack.obj.pack.line_of("host"),
+                                    "host"))
     return problems
 
 

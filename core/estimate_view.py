@@ -176,6 +176,18 @@ def order_runs(runs: Sequence[MeasuredRun], prompt: float) -> tuple[MeasuredRun,
             *(run for run in nearest if first[run.metric] is not run))
 
 
+class Override(NamedTuple):
+    """A built-in pack or formula a pack of another origin replaced (core/overrides.py)."""
+
+    what: str  # "hardware rtx-4090", "formula total_gib"
+    location: str  # file:line of the replacement
+    origin: str  # who gave it: --pack-dir, a plugin, FITPROOF_PACK_PATH, user packs
+    replaced: str  # file:line of the built-in it replaced
+
+    def to_dict(self) -> dict[str, str]:
+        return self._asdict()
+
+
 class DeviceShare(NamedTuple):
     """One device of a machine of unlike devices: the layers it holds, what it must hold
     and may fill, and its own verdict (the machine's is the worst of its devices')."""
@@ -214,6 +226,7 @@ class EstimateView(NamedTuple):
     measured: tuple[MeasuredRun, ...] = ()  # public runs of this scenario, nearest depth first
     devices: tuple[DeviceShare, ...] = ()  # a machine of unlike devices, device by device
     launch: str | None = None  # the engine's launch command (a machine of unlike devices)
+    overrides: tuple[Override, ...] = ()  # built-in packs and formulas packs replaced
 
     def value(self, name: str) -> float | None:
         quantity = self.quantities.get(name)
@@ -238,4 +251,5 @@ class EstimateView(NamedTuple):
             **({"devices": [device.to_dict() for device in self.devices]}
                if self.devices else {}),
             **({"launch_command": self.launch} if self.launch else {}),
+            "overrides": [override.to_dict() for override in self.overrides],
         }

@@ -107,7 +107,7 @@ class Estimate:
             quantities=dict(self.quantities), verdict=self.verdict,
             unknown_cause=unknown_cause, selections=self.selections(),
             hardware_unverified=registry.hardware[scenario.hardware].unverified,
-            warnings=self.warnings)
+            warnings=self.warnings, overrides=registry.overrides)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract of ``fitproof estimate --json`` (see DESIGN.md)."""

@@ -12,6 +12,7 @@ import dataclasses
 from .checks import check_scenarios, cross_check
 from .errors import InputError, PackError, Problem
 from .formats import Formats
+from .overrides import consented, unconsented_problems
 from .loader import (CACHE_ENTRIES, cache_entry, cache_file, cached_document, load_pack,
                      read_cache, write_cache)
 from .pack_files import USER_PACKS_ORIGIN, PackSource, find_pack_files, local_pack_roots
@@ -50,7 +51,7 @@ LOCAL_ORIGINS = ("fitproof", "--pack-dir", "FITPROOF_PACK_PATH", USER_PACKS_ORIG
 def load_registry(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: bool = True,
                   extra_plugins: Iterable[object] = (), use_cache: bool = True,
                   environ: dict[str, str] | None = None, strict: bool = False,
-                  profile: str | None = None) -> Registry:
+                  profile: str | None = None, allow_override: bool = False) -> Registry:
     """Load every pack: built-in, from installed plugins, from ``FITPROOF_PACK_PATH`` and
     from ``pack_dirs``, in that order.
 
@@ -60,7 +61,9 @@ def load_registry(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: 
     :class:`PackError` listing every problem (``file:line: field: message``).
     ``plugins=False`` ignores installed plugins; ``extra_plugins`` registers plugin objects
     directly. ``profile`` picks the formula profile (default: the profile pack marked
-    ``default: true``).
+    ``default: true``). A built-in pack or formula replaced by a plugin's pack or a
+    ``FITPROOF_PACK_PATH`` one needs ``allow_override`` (or ``FITPROOF_ALLOW_OVERRIDE=1``):
+    without it the plugin is disabled with a warning, the folder refused.
     """
     pack_dirs = list(pack_dirs)
     if any(not os.fspath(folder).strip() for folder in pack_dirs):
@@ -94,7 +97,8 @@ def load_registry(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: 
         if problems:
             raise PackError(problems)
         try:
-            registry = link(loaded, warnings)
+            registry = link(loaded, warnings,
+                            allow_override=consented(allow_override, environ))
         except PackError as exc:
             problems = list(exc.problems)
             if strict or not _plugin_problems(problems, origin_of):
@@ -117,8 +121,11 @@ def _plugin_problems(problems: Sequence[Problem], origin_of: dict[str, str],
     return result
 
 
-def link(loaded: Sequence[LoadedPack], warnings: Sequence[str] = ()) -> Registry:
-    """Cross-check loaded packs and build their formula graph; raise on any problem."""
+def link(loaded: Sequence[LoadedPack], warnings: Sequence[str] = (), *,
+         allow_override: bool = True) -> Registry:
+    """Cross-check loaded packs and build their formula graph; raise on any problem.
+    Without ``allow_override``, a built-in pack or formula that a pack the user did not
+    name replaces is a problem (core/overrides.py)."""
     loaded, problems = _resolve_overrides(loaded)
     problems += cross_check(loaded)
     if problems:  # linking broken packs would only add follow-on errors
@@ -128,7 +135,12 @@ def link(loaded: Sequence[LoadedPack], warnings: Sequence[str] = ()) -> Registry
     problems = graph_problems + check_scenarios(loaded) + check_questions(loaded, graph)
     if problems:
         raise PackError(problems)
-    return Registry(loaded, graph, warnings, profile)
+    registry = Registry(loaded, graph, warnings, profile)
+    if not allow_override:
+        problems = unconsented_problems(registry.overrides)
+        if problems:
+            raise PackError(problems)
+    return registry
 
 
 def load_sources(sources: Sequence[PackSource], use_cache: bool = True,

@@ -234,7 +234,29 @@ def find_pack_files(roots: Iterable[PackRoot]) -> tuple[list[PackSource], list[P
             problems.append(Problem(
                 f"holds more than {MAX_WALK_ENTRIES:,} files and folders (from {root.origin}); "
                 "a pack folder is small: name the folder that holds the packs", root.label))
+        except Exception as exc:  # noqa: BLE001 - a plugin's own folder object failed
+            if isinstance(folder, Path):
+                raise
+            problems.append(Problem(f"cannot read packs: the registered folder raised "
+                                    f"{type(exc).__name__}: {exc} (from {root.origin})",
+                                    root.label))
     return sources, problems
+
+
+# who may replace fitproof's own packs without being asked (core/overrides.py): packs the
+# user named or wrote themselves, on their own command line (--pack-dir, a file given to
+# packs validate or import) or in their own pack folder (what import, bench ingest and
+# calibrate write on their command); a plugin's or FITPROOF_PACK_PATH's need consent
+CONSENTED_ORIGINS = ("--pack-dir", "validate", "import", USER_PACKS_ORIGIN)
+ALLOW_OVERRIDE_ENV = "FITPROOF_ALLOW_OVERRIDE"
+
+
+def consented(allow_override: bool, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the user lets packs they did not name replace built-in ones
+    (``--allow-override``, or ``FITPROOF_ALLOW_OVERRIDE=1``)."""
+    environ = os.environ if environ is None else environ
+    return allow_override or \
+        environ.get(ALLOW_OVERRIDE_ENV, "").strip().lower() in ("1", "yes", "true")
 
 
 def user_pack_folder(environ: Mapping[str, str] | None = None) -> Path | None:

@@ -26,7 +26,8 @@ from .specs import (KINDS, BlockType, CatalogPack, EngineSpec, HardwareSpec,
                     ImporterPack, KVCachePack, KVCacheType, MeasurementPack, ModelSpec, PackFile,
                     ProfilePack, Provider, QuantFormat, QuantizationPack, ReportPack,
                     ScenarioPack, WorkloadSpec)
-from .views import LoadedPack, names_machine
+from .overrides import builtin_overrides
+from .views import LoadedPack, Override, names_machine
 
 KINDS_WITH_NAMES = ("model", "hardware", "provider", "quant", "kv", "engine", "scenario",
                     "workload", "profile", "host")
@@ -89,6 +90,7 @@ class Registry:
         self.quant_formats = {fid: (resolve_format(fmt, self.block_types), pack)
                               for fid, (fmt, pack) in self.quant_formats.items()}
         self._entities: dict[tuple[str, str], Entity] = {}
+        self._overrides: tuple[Override, ...] | None = None
         self._candidates: CandidatePool | None = None
         # per kind: id → names, and each matching stage's name → ids (built on first use)
         self._name_tables: dict[str, dict[str, list[str]]] = {}
@@ -187,6 +189,13 @@ class Registry:
                 if name_key(entry.name) == name_key(name):
                     raise ListedModelError(entry.name, entry.stated, entry.where,
                                            entry.missing, entry.config, entry.hf_repo)
+
+    @property
+    def overrides(self) -> tuple[Override, ...]:
+        """Every built-in pack and formula a pack of another origin replaced."""
+        if self._overrides is None:
+            self._overrides = builtin_overrides(self.packs, self.graph)
+        return self._overrides
 
     def with_profile(self, name: str | None) -> "Registry":
         """The same packs evaluated with the formulas of profile ``name`` (id or alias;

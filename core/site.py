@@ -19,7 +19,6 @@ formatted by Babel in the page's locale. The layout:
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import time
@@ -30,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+from .own_output import SiteFolder, check_size, site_folder
 from .registry import Registry
+from .renderers.escape import html_json
 from .renderers.i18n import Messages
 from .estimate_view import MeasuredRun, key_setup
 from .site_data import data_script, formulas_script, site_data
@@ -39,6 +40,9 @@ from .version import __version__
 ASSETS = ("fitproof-site.css", "fitproof-runtime.js", "fitproof-page.js")
 HARDWARE_FOLDER = "hardware"  # DIR/{lang}/hardware/: no model may take this id
 PAGE_MESSAGES = ("verdict.fits", "verdict.tight", "verdict.exceeds", "verdict.unknown")
+# pages a build writes without --yes: the shipped packs' whole site (18,053 pages, about
+# 400 MiB) is under it; thousands of extra packs are not
+SITE_PAGE_LIMIT = 20_000
 
 
 @dataclass(frozen=True)
@@ -76,11 +80,12 @@ def _environment() -> Any:
 
 
 def _script_json(value: Any) -> Any:
-    """``value`` as JSON for a ``<script type="application/json">`` element."""
+    """``value`` as JSON for a ``<script type="application/json">`` element (``<``, ``>``,
+    ``&``, U+2028 and U+2029 written as ``\\uXXXX``: still JSON, and nothing in it can end
+    the element or open a comment)."""
     from markupsafe import Markup
 
-    text = json.dumps(value, ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\!--")
-    return Markup(text)
+    return Markup(html_json(value))
 
 
 class _Language:
@@ -163,7 +168,7 @@ def _measured_row(language: _Language, run: dict[str, Any]) -> dict[str, Any]:
 
 
 class _Builder:
-    def __init__(self, registry: Registry, out: Path, models: list[str], hardware: list[str],
+    def __init__(self, registry: Registry, out: SiteFolder, models: list[str], hardware: list[str],
                  languages: list[str], base_url: str | None):
         self.registry, self.out = registry, out
         self.models, self.hardware, self.languages = models, hardware, languages
@@ -176,6 +181,9 @@ class _Builder:
         # the public runs of each page's model and device, shown as a table the page's
         # script never reads (so data.js does not carry them)
         self.measured = _runs_by_page(data.pop("measured"))
+        # built-in packs and formulas a pack replaced: every page names them
+        self.overrides = [dict(zip(("what", "location", "origin", "replaced"), override))
+                          for override in data["overrides"]]
         page = data["page"]
         self.model_facts, self.hardware_facts = page["models"], page["hardware"]
         # the pages this build writes: the configurator's model and hardware lists
@@ -195,10 +203,8 @@ class _Builder:
                                         if n in formulas), "overhead_gib")}
 
     def write(self, relative: str, text: str) -> None:
-        path = self.out / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
         raw = text.encode("utf-8")
-        path.write_bytes(raw)
+        self.out.write(relative, raw)  # into the build's own folder, swapped in at the end
         self.bytes += len(raw)
         if relative.endswith(".html"):
             self.pages.append(relative)
@@ -243,6 +249,7 @@ class _Builder:
             other_hardware=[{"id": i, "name": self.hardware_facts[i]["name"]}
                             for i in self.hardware if i != hardware],
             recommendations=self.recommendations, launch=self.launch, parts=self.parts,
+            overrides=self.overrides,
             measured=[_measured_row(language, run)
                       for run in self.measured.get((model, hardware), [])],
             messages_json=messages_json)
@@ -298,6 +305,8 @@ class _Builder:
         template = self.env.get_template("page.html.j2")
         total = len(self.all_languages) * len(self.models) * len(self.hardware)
         done = 0
+        if progress is not None:
+            progress(0, total)
         for language in self.all_languages:
             messages_json = _script_json(language.page_messages())
             for model in self.models:
@@ -320,23 +329,31 @@ class _Builder:
 def build_site(registry: Registry, out: str | os.PathLike[str], *,
                models: Sequence[str] | None = None, hardware: Sequence[str] | None = None,
                languages: Sequence[str] | None = None, base_url: str | None = None,
-               progress: Callable[[int, int], None] | None = None) -> SiteSummary:
+               progress: Callable[[int, int], None] | None = None, force: bool = False,
+               yes: bool = False) -> SiteSummary:
     """Write the site of ``registry`` to ``out``: the models and accelerators given (all by
-    default) in the languages given (every catalog's by default)."""
+    default) in the languages given (every catalog's by default). ``out`` is missing, empty
+    or a site built before (``own_output.SiteFolder``; ``force``: any folder); past
+    ``SITE_PAGE_LIMIT`` pages, only with ``yes``."""
     start = time.perf_counter()
     folder = Path(out)
-    if folder.exists() and not folder.is_dir():
-        raise InputError(f"{folder}: --out must be a folder")
     chosen_models = _choose(registry, "model", models, registry.models)
     if HARDWARE_FOLDER in chosen_models:
         raise InputError(f"a model id {HARDWARE_FOLDER!r} would clash with the accelerator pages")
     chosen_hardware = _choose(registry, "hardware", hardware, registry.accelerators)
-    langs = list(languages) if languages else sorted(registry.catalogs)
+    langs = list(dict.fromkeys(languages)) if languages else sorted(registry.catalogs)
     for lang in langs:
         if lang not in registry.catalogs:
             raise InputError(f"no catalog for language {lang!r} in --lang; available: "
                              + ", ".join(sorted(registry.catalogs)))
-    builder = _Builder(registry, folder, chosen_models, chosen_hardware, langs, base_url)
-    builder.build(progress)
+    # configurators, then each language's two indexes and a page per model and accelerator,
+    # the root index and the site map: counted before anything is built
+    pages = len(langs) * (len(chosen_models) * len(chosen_hardware) + 2 + len(chosen_models)
+                          + len(chosen_hardware)) + 2
+    check_size(pages, SITE_PAGE_LIMIT, job="site", unit="pages", yes=yes,
+               narrow="--models, --on or --lang")
+    with site_folder(folder, force=force) as target:
+        builder = _Builder(registry, target, chosen_models, chosen_hardware, langs, base_url)
+        builder.build(progress)
     return SiteSummary(folder, len(builder.pages), builder.bytes, time.perf_counter() - start,
                        tuple(langs))

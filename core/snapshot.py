@@ -28,15 +28,16 @@ from typing import TYPE_CHECKING, Any
 
 from .cache_paths import cache_folder, read_private, seal, unseal, write_private
 from .estimate_view import names_machine
-from .pack_files import (PackRoot, PackSource, blake2b, code_fingerprint, find_pack_files,
-                         local_pack_roots, package_folder, USER_PACKS_ORIGIN)
+from .pack_files import (CONSENTED_ORIGINS, PackRoot, PackSource, blake2b, code_fingerprint,
+                         consented, find_pack_files, local_pack_roots, package_folder,
+                         USER_PACKS_ORIGIN)
 from .version import __version__
 
 if TYPE_CHECKING:
     from .registry import Registry
     from .estimate_view import EstimateView
 
-FORMAT = 1
+FORMAT = 2
 KEEP = 8  # snapshots kept, most recently used first
 MAX_SNAPSHOT_BYTES = 64 * 2**20
 ENTRY_POINT_GROUP = "fitproof"
@@ -171,7 +172,8 @@ def store_snapshot(registry: Registry, pack_dirs: Iterable[str | os.PathLike[str
 
 def snapshot_estimate(pack_dirs: Iterable[str | os.PathLike[str]], profile: str | None,
                       choices: Mapping[str, str | None], inputs: Mapping[str, Any],
-                      *, plugins: bool = True) -> tuple[EstimateView, list[str]] | None:
+                      *, plugins: bool = True, allow_override: bool = False
+                      ) -> tuple[EstimateView, list[str]] | None:
     """The estimate of the scenario from a stored snapshot, with the warnings the full load
     gave; ``None`` when the full path must answer (no snapshot, plugins installed, or a
     scenario the snapshot path leaves to it)."""
@@ -190,6 +192,10 @@ def snapshot_estimate(pack_dirs: Iterable[str | os.PathLike[str]], profile: str 
         data = read_snapshot(snapshot_key(sources, profile))
         if data is None:
             return None
+        overrides = data.get("overrides")
+        if not isinstance(overrides, list) or not consented(allow_override) and any(
+                override[2] not in CONSENTED_ORIGINS for override in overrides):
+            return None  # a replacement the user has not agreed to: the full path refuses it
         from .snapshot_estimate import SnapshotModel, estimate_from_snapshot
 
         try:

@@ -23,7 +23,7 @@ from .registry import Registry
 from .formula_parser import tree_data
 from .scenario import SELECTORS, figure_value
 
-FORMAT = 1
+FORMAT = 2
 
 
 def _number(value: float) -> float | None:
@@ -224,6 +224,7 @@ def build_snapshot(registry: Registry, *, located: bool = False,
         "format": FORMAT,
         "profile": registry.profile,
         "warnings": list(registry.warnings),
+        "overrides": [list(override) for override in registry.overrides],
         "order": order,
         "formulas": formulas,
         "shown": shown,

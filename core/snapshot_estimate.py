@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .errors import InputError
-from .estimate_view import (SELECTORS, EstimateView, MeasuredRun, Quantity, Scenario,
+from .estimate_view import (SELECTORS, EstimateView, MeasuredRun, Override, Quantity, Scenario,
                             Verdict, measurement_key, order_runs, verdict_of)
 from .input_checks import checked_input, tensor_split_problem
 from .names import LazyStages, matching_ids
@@ -195,7 +195,8 @@ class SnapshotModel(SnapshotSelections):
             quantities=quantities, verdict=verdict, unknown_cause=None,
             selections={n: picks[n] for n in data["selections"]},
             hardware_unverified=bool(names[scenario.hardware].get("unverified")),
-            warnings=warnings if refusal is None else None)  # type: ignore[arg-type]
+            warnings=warnings if refusal is None else None,  # type: ignore[arg-type]
+            overrides=tuple(Override(*override) for override in data["overrides"]))
 
     def _verdict(self, env: Mapping[str, float], engine: str, hardware: str, quant: str
                  ) -> Verdict | None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from .errors import PackError, Problem
 from .linking import link, load_sources, pack_sources
+from .overrides import consented
 from .pack_files import PackRoot, find_pack_files, package_folder
 from .views import FileResult, LoadedPack, ValidationReport
 
@@ -58,7 +59,7 @@ def validate_paths(paths: Iterable[str], *, plugins: bool = True) -> ValidationR
     context: list[Problem] = list(installed_problems) + list(load_problems)
     if all(not r.problems for r in results):
         try:
-            context.extend(link(merged).check_profiles())
+            context.extend(link(merged, allow_override=consented(False)).check_profiles())
         except PackError as exc:
             context.extend(exc.problems)
     return ValidationReport(tuple(results), tuple(context), tuple(warnings))

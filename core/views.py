@@ -20,6 +20,7 @@ from .estimate_view import MeasuredRun as MeasuredRun
 from .estimate_view import key_setup as key_setup
 from .estimate_view import measurement_key as measurement_key
 from .estimate_view import names_machine as names_machine
+from .estimate_view import Override as Override
 from .estimate_view import order_runs as order_runs
 from .estimate_view import Quantity as Quantity
 from .estimate_view import Scenario as Scenario
@@ -282,7 +283,8 @@ class CalibrationView:
     """``fitproof calibrate``: the calibrated profile written (its id, the profile it
     extends, its file), the engines refitted, the rows fitted on and the user's among them
     by metric, and the held-out error of the shipped and refitted constants on the same
-    rows (``repeats`` device splits)."""
+    rows (``repeats`` device splits; each device left out in turn for the serving metrics);
+    ``notes``, one line for each engine with rows of the user's too few to refit."""
 
     profile: str
     extends: str
@@ -292,3 +294,4 @@ class CalibrationView:
     user_rows: Mapping[str, int]
     repeats: int
     scores: tuple[CalibrationScore, ...]
+    notes: tuple[str, ...] = ()

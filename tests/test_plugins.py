@@ -212,10 +212,19 @@ def test_a_plugin_reusing_a_builtin_id_is_refused_unless_it_overrides(tmp_path, 
 
     write_pack(tmp_path / "bad_packs", "hardware/rtx-3090.yaml",
                card.replace("id: rtx-3090\n", "id: rtx-3090\noverride: true\n"))
+    # a plugin replaces a built-in pack only with the user's consent
     registry = fitproof.load_registry()
+    assert registry.warnings == (
+        "plugin 'fp_clashing:fp_clashing' is disabled; its packs have 1 problem(s):\n"
+        "    fp_clashing:bad_packs/hardware/rtx-3090.yaml:3: override: replaces the built-in "
+        "hardware rtx-3090 (packs/hardware/rtx-3090.yaml:2); a pack from "
+        "fp_clashing:fp_clashing may replace fitproof's own only with --allow-override (or "
+        "FITPROOF_ALLOW_OVERRIDE=1)",)
+    assert registry.hardware["rtx-3090"].memory_bandwidth_gbs.value == 936
+    registry = fitproof.load_registry(allow_override=True)
     assert registry.warnings == ()
     assert registry.hardware["rtx-3090"].memory_bandwidth_gbs.value == 1000
-    code = main(["packs", "show", "rtx-3090"])
+    code = main(["--allow-override", "packs", "show", "rtx-3090"])
     out, _ = capsys.readouterr()
     assert code == 0 and out.splitlines()[1:5] == [
         "  file:   fp_clashing:bad_packs/hardware/rtx-3090.yaml",

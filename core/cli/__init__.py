@@ -19,7 +19,8 @@ from .own_data import _bench, _calibrate, _import, _measurements
 from .shared import OutputError, _registry, _show, _write
 
 
-_SHARED_DEFAULTS = {"pack_dir": [], "no_plugins": False, "strict": False, "profile": None}
+_SHARED_DEFAULTS = {"pack_dir": [], "no_plugins": False, "strict": False, "profile": None,
+                    "allow_override": False}
 
 
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
@@ -158,7 +159,8 @@ def _snapshot_estimate(args: argparse.Namespace) -> bool:
                "host": getattr(args, "host", None)}
     found = api.estimate_from_snapshot(choices, {n: getattr(args, n) for n in INPUT_OPTIONS},
                                        pack_dirs=args.pack_dir, plugins=not args.no_plugins,
-                                       profile=args.profile)
+                                       profile=args.profile,
+                                       allow_override=args.allow_override)
     if found is None:
         return False
     view, warnings = found
@@ -238,7 +240,7 @@ def _sweep(args: argparse.Namespace) -> int:
     with _progress_bar(sys.stderr.isatty() and bool(args.out or not sys.stdout.isatty())) as bar:
         view = api.sweep(registry, models=_all(args.models), hardware=_all(args.hardware),
                          quants=args.quant, context=args.context, batch=args.batch,
-                         gpus=args.gpus, progress=bar)
+                         gpus=args.gpus, progress=bar, yes=args.yes)
     if args.format == "parquet":
         api.write_parquet(view, args.out)
     else:
@@ -251,7 +253,8 @@ def _site(args: argparse.Namespace) -> int:
     with _progress_bar(sys.stderr.isatty(), "site") as bar:
         summary = api.site(registry, args.out, models=_all(args.models),
                            hardware=_all(args.hardware), languages=args.lang or None,
-                           base_url=args.base_url, progress=bar)
+                           base_url=args.base_url, progress=bar, force=args.force,
+                           yes=args.yes)
     print(f"wrote {summary.pages:,} pages ({summary.bytes / 2**20:.1f} MiB, "
           f"{', '.join(summary.languages)}) to {summary.folder} in {summary.seconds:.1f} s; "
           f"open {summary.folder / 'index.html'}")

@@ -96,6 +96,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                         help="ignore installed plugin packages (built-in packs still load)")
     common.add_argument("--strict", action="store_true",
                         help="treat plugin warnings as errors")
+    common.add_argument("--allow-override", dest="allow_override", action="store_true",
+                        help="let packs of plugins and FITPROOF_PACK_PATH replace built-in "
+                             "packs and formulas (FITPROOF_ALLOW_OVERRIDE=1 does too); "
+                             "outputs name every replacement")
     common.add_argument("--profile", metavar="NAME",
                         help="formula profile: measured (default) or seed (the seed pages' "
                              "formulas)")
@@ -118,7 +122,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 # shared options that take a value, so that the word after one is not the command
 _VALUED = ("--pack-dir", "--profile")
-_FLAGS = ("--no-plugins", "--strict")
+_FLAGS = ("--no-plugins", "--strict", "--allow-override")
 
 
 def _plain_command(argv: Sequence[str] | None) -> str | None:
@@ -233,8 +237,7 @@ def _import__command(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _sweep_command(commands: Any, common: argparse.ArgumentParser) -> None:
-    sweep = commands.add_parser("sweep", parents=[common],
-                                help=COMMAND_HELP["sweep"])
+    sweep = commands.add_parser("sweep", parents=[common], help=COMMAND_HELP["sweep"])
     for flag, kind, what in (("--models", str, "model ids or aliases, or all (default)"),
                              ("--on", str, "hardware ids or aliases, or all (default)"),
                              ("--quant", str, "weight formats (default: the default scenario's)"),
@@ -242,24 +245,25 @@ def _sweep_command(commands: Any, common: argparse.ArgumentParser) -> None:
                              ("--batch", whole, "parallel sequences"),
                              ("--gpus", whole, "devices per scenario")):
         sweep.add_argument(flag, type=_listed(kind), default=[], metavar="A,B,...",
-                           dest=flag[2:] if flag != "--on" else "hardware",
-                           help=f"comma-separated {what}")
+                           dest={"--on": "hardware"}.get(flag), help=f"comma-separated {what}")
     sweep.add_argument("--format", default="csv", metavar="NAME",
                        help="csv (default), jsonl, parquet (needs --out), text, or a plugin's")
     sweep.add_argument("--out", metavar="FILE", help="write to FILE instead of the terminal")
+    sweep.add_argument("--yes", action="store_true", help="run a sweep past the size limit")
 
 
 def _site_command(commands: Any, common: argparse.ArgumentParser) -> None:
     site = commands.add_parser("site", parents=[common], help=COMMAND_HELP["site"])
     site.add_argument("--out", required=True, metavar="DIR", help="folder to write the site to")
-    site.add_argument("--models", type=_listed(str), default=[], metavar="A,B,...",
-                      help="comma-separated model ids or aliases, or all (default)")
-    site.add_argument("--on", type=_listed(str), default=[], metavar="A,B,...", dest="hardware",
-                      help="comma-separated accelerator ids or aliases, or all (default)")
-    site.add_argument("--lang", type=_listed(str), default=[], metavar="A,B,...",
-                      help="comma-separated languages (default: every catalog's: de, en, es)")
+    for flag, what in (("--models", "model ids or aliases, or all (default)"),
+                       ("--on", "accelerator ids or aliases, or all (default)"),
+                       ("--lang", "languages (default: every catalog's: de, en, es)")):
+        site.add_argument(flag, type=_listed(str), default=[], metavar="A,B,...",
+                          dest={"--on": "hardware"}.get(flag), help=f"comma-separated {what}")
     site.add_argument("--base-url", metavar="URL",
                       help="where the site will be served, for sitemap.xml (default: relative)")
+    site.add_argument("--force", action="store_true", help="write into a folder it did not build")
+    site.add_argument("--yes", action="store_true", help="build a site past the size limit")
 
 
 def _solve_command(commands: Any, common: argparse.ArgumentParser) -> None:

@@ -22,7 +22,8 @@ class OutputError(FitproofError):
 def _registry(args: argparse.Namespace, extra_dirs: Sequence[str] = ()) -> api.Registry:
     # --strict turns every plugin warning into an error (load_registry raises PackError)
     registry = api.load([*args.pack_dir, *extra_dirs], plugins=not args.no_plugins,
-                        strict=args.strict, profile=args.profile)
+                        strict=args.strict, profile=args.profile,
+                        allow_override=args.allow_override)
     for warning in registry.warnings:
         print(f"fitproof: warning: {warning}", file=sys.stderr)
     model = getattr(args, "model", None)
@@ -61,11 +62,7 @@ def _write(text: str, out: str | None) -> None:
         except OSError as exc:
             raise OutputError(f"cannot write the output: {exc.strerror or exc}") from None
         return
-    try:
-        with open(out, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
-    except OSError as exc:
-        raise InputError(f"cannot write {out}: {exc.strerror or exc}") from None
+    api.write_file(out, text)  # whole, never through a link; one-line errors
 
 
 def _imported(repo_id: str, done: api.HubImport) -> None:

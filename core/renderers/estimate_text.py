@@ -9,6 +9,7 @@ import textwrap
 
 from ..estimate_view import EstimateView
 from .display import display_number, signed, significant
+from .escape import terminal
 
 
 def _q(result: EstimateView, name: str, unit: str = "", prefix: str = "") -> str:
@@ -63,6 +64,17 @@ def _machine_lines(result: EstimateView) -> list[str]:
                   f"        weights {_number(device.weights_gib)} · KV "
                   f"{_number(device.kv_gib)} · engine {_number(device.overhead_gib)} GiB · "
                   f"{verdict}"]
+    return lines
+
+
+def _override_lines(result: EstimateView) -> list[str]:
+    """Each built-in pack or formula a pack replaced: the numbers are not fitproof's own."""
+    lines = []
+    for override in result.overrides:
+        lines += textwrap.wrap(
+            f"Replaced: the built-in {override.what} ({override.replaced}) by "
+            f"{override.location} ({override.origin})", 78, initial_indent="  ",
+            subsequent_indent="    ", break_on_hyphens=False, break_long_words=False)
     return lines
 
 
@@ -226,6 +238,7 @@ def render_estimate(result: EstimateView) -> str:
                                     subsequent_indent="    ")),
         *([f"  {result.hardware_name} has no public datasheet: its figures are unverified",
            "  (see the notes of its pack)"] if result.hardware_unverified else []),
+        *_override_lines(result),
         "",
         "  Memory",
         *_memory_parts(result, gpus),
@@ -249,7 +262,7 @@ def render_estimate(result: EstimateView) -> str:
             on += " --tensor-split " + ",".join(f"{p:g}" for p in scenario.machine.proportions)
     lines += ["", f"Every number has a derivation: fitproof explain total_gib {scenario.model} "
                   f"--on {on}"]
-    return "\n".join(lines)
+    return terminal("\n".join(lines))
 
 
 def render_estimate_json(result: EstimateView) -> str:

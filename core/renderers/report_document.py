@@ -62,6 +62,10 @@ class _Writer(ReportWriter):
             self.add(Paragraph(t("headline.warning", text=warning)))
         if self.hardware.unverified:
             self.add(Paragraph(t("headline.unverified", hardware=self.hardware.name)))
+        for override in report.estimate.overrides:
+            self.add(Paragraph(t("headline.override", what=override.what,
+                                 replaced=override.replaced, location=override.location,
+                                 origin=override.origin)))
         offer = report.cost_pick if report.cost_pick is not None else \
             next((p for p in report.picks if p.offer), None)
         self.add(Facts((

@@ -32,6 +32,7 @@ def report_dict(view: ReportView, t: Messages) -> dict[str, Any]:
                                         if result["verdict"]["id"] else None},
         "headline": {cell.quantity: cell.to_dict() for cell in report.headline.values()},
         "warnings": list(report.estimate.warnings),
+        "overrides": result["overrides"],
         "recommendations": [_pick(p) for p in report.picks],
         "launch_commands": [{"engine": name, "command": command}
                             for name, command in report.launch],
