@@ -38,7 +38,8 @@ _LAZY = {"Formats": "formats", "RenderOptions": "formats", "Registry": "registry
          "is_hub_repository": "importers.commands", "bench_ingest": "importers.commands",
          # fitproof detect and --on auto; sweep --format parquet
          "detect": "detect_match", "detected_hardware": "detect_match",
-         "write_parquet": "parquet", "measurements": "accuracy", "write_file": "own_output"}
+         "write_parquet": "parquet", "measurements": "accuracy", "write_file": "own_output",
+         "check_new_file": "own_output"}
 
 
 def __getattr__(name: str) -> Any:
@@ -59,7 +60,8 @@ __all__ = [
     "pack", "packs", "parse_parameters", "parse_tokens",
     "render", "report", "scenario", "site", "sweep", "validate_packs", "write_parquet",
 ]
-__all__ += ["bench_ingest", "calibrate", "detect", "detected_hardware", "measurements", "write_file"]
+__all__ += ["bench_ingest", "calibrate", "detect", "detected_hardware", "measurements", "write_file",
+            "check_new_file"]
 
 def load_registry(pack_dirs: Iterable[str | os.PathLike[str]] = (), *, plugins: bool = True,
                   extra_plugins: Iterable[object] = (), use_cache: bool = True,

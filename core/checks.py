@@ -47,22 +47,26 @@ def check_shared_ids(loaded: Sequence[LoadedPack]) -> list[Problem]:
 
 
 def check_aliases(loaded: Sequence[LoadedPack]) -> list[Problem]:
-    """An id or alias names one pack of its kind only."""
+    """An id, alias or recorded Hugging Face repository (a model is called by it) names
+    one pack of its kind only."""
     problems: list[Problem] = []
     # aliases must name one pack only
     names: dict[tuple[str, str], tuple[str, LoadedPack]] = {}
     for pack in loaded:
         aliases = tuple(getattr(pack.obj, "aliases", ()))
-        for index, alias in enumerate((pack.id, *aliases)):
+        called: list[tuple[str, tuple[str | int, ...], str]] = [(pack.id, ("id",), "id")]
+        called += [(alias, ("aliases", i), f"aliases.{i}") for i, alias in enumerate(aliases)]
+        repository = getattr(pack.obj, "hf_repo", None) if pack.kind == "model" else None
+        if repository:
+            called.append((repository, ("hf_repo",), "hf_repo"))
+        for alias, where, field in called:
             key = (pack.kind, name_key(alias))
             if key in names and names[key][1].id != pack.id:
                 other = names[key][1]
-                # the clash is the pack's id, or one of its aliases: name that field
-                where = ("id",) if index == 0 else ("aliases", index - 1)
+                # the clash is the pack's id, one of its aliases or its repository
                 problems.append(Problem(
                     f"name {alias!r} also refers to {other.kind} {other.id!r} ({other.path})",
-                    pack.path, pack.obj.pack.line_of(*where),
-                    "id" if index == 0 else f"aliases.{index - 1}"))
+                    pack.path, pack.obj.pack.line_of(*where), field))
             names.setdefault(key, (alias, pack))
     return problems
 

@@ -3,19 +3,25 @@
 Every command that writes goes through here (``site``, ``sweep --out``, the packs that
 ``import``, ``bench ingest`` and ``calibrate`` write, any ``--out FILE``):
 
-* nothing is written through a symbolic link: a link where fitproof would write is refused
-  in one line and its target never opened. A file is written beside its name and renamed
-  over it (``os.replace`` replaces a link made meanwhile, never follows it); a device or a
-  pipe named on purpose (``--out /dev/null``) is written as it is;
-* a path under a regular file (``--out afile/sub``) is refused in one line;
-* a site folder (``SiteFolder``) is written only when it is missing, empty or carries
-  ``MARKER`` from an earlier build. The site is built in a temporary sibling folder and
-  renamed into place at the end, so a killed build leaves the previous site or none,
-  never a mix; a sibling a killed build left behind is removed by the next build (when
-  the process that made it is gone) and otherwise ignored. ``force`` writes into any
-  other folder file by file, still never through a link, deleting nothing and leaving no
-  marker (the folder stays the user's). The home folder and the folders above it are never
-  a site folder, ``force`` or not;
+* nothing is written through a symbolic link: the file or folder fitproof creates or
+  replaces is never a link (a link there is refused in one line and its target never
+  opened), and nothing inside a site folder is. The folders above it are the user's path
+  as typed, links included (macOS's /tmp, a linked home folder): written through. A file
+  is written beside its name and renamed over it (``os.replace`` replaces a link made
+  meanwhile, never follows it); a device or a pipe named on purpose (``--out /dev/null``)
+  is written as it is;
+* a path under a regular file (``--out afile/sub``) is refused in one line; an existing
+  ``--out FILE`` is replaced only with ``--force`` (``check_new_file``);
+* a site folder (``SiteFolder``) is written only when it is missing, empty or fitproof's:
+  ``MARKER`` is a manifest (``_HEADER``, then every file and folder the build wrote) and
+  the folder holds nothing it does not list. The site is built in a temporary sibling
+  folder and renamed into place at the end, so a killed build leaves the previous site or
+  none, never a mix; a sibling a killed build left behind is removed by the next build
+  (when the process that made it is gone) and otherwise ignored. Temporary siblings are
+  named by ``_temp_name`` (short, whatever the target's name) and found by ``_TEMP``.
+  ``force`` writes into any other folder file by file, still never through a link,
+  deleting nothing and leaving no marker (the folder stays the user's). The home folder,
+  the working folder and the folders above them are never a site folder, ``force`` or not;
 * a job past its limit (``check_size``) is refused before it starts, saying how big it is
   and that ``--yes`` runs it.
 
@@ -35,10 +41,25 @@ from pathlib import Path
 
 from .errors import InputError
 
-MARKER = ".fitproof-site"  # a site folder fitproof built: rebuilt whole by the next build
-_MARK = b"This folder is a site fitproof built; `fitproof site` replaces it whole.\n"
+MARKER = ".fitproof-site"  # a site folder fitproof built: its manifest
+# the manifest's first line; then one line per file or folder the build wrote (relative,
+# '/'-separated; a backslash and a line feed written as two backslashes and backslash-n)
+_HEADER = (b"fitproof site manifest 1: `fitproof site` replaces this folder whole while it "
+           b"holds only the files and folders listed here\n")
+_MANIFEST_LIMIT = 64 * 2**20  # bytes read of a marker; a bigger one is not fitproof's
+# the temporary siblings fitproof makes (a file written, a site built, an old site set
+# aside): one definition for naming them and for finding those a killed process left
+_TEMP = re.compile(r"\.fp-(\d+)-([0-9a-f]{12})\.tmp")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+
+
+def _temp_name() -> str:
+    """A name for a temporary sibling: ``.fp-PID-RANDOM.tmp``, as short whatever it stands
+    beside (a 255-byte name has room for no suffix)."""
+    name = f".fp-{os.getpid()}-{secrets.token_hex(6)}.tmp"
+    assert _TEMP.fullmatch(name)
+    return name
 
 
 def check_size(count: int, limit: int, *, job: str, unit: str, narrow: str,
@@ -89,6 +110,14 @@ def check_target(target: Path) -> os.stat_result | None:
     return info
 
 
+def check_new_file(path: str | os.PathLike[str], *, force: bool = False) -> None:
+    """Refuse ``--out FILE`` ``path`` as ``check_target`` does, and when a regular file is
+    there already, unless ``force`` (a device or a pipe is written as it is)."""
+    info = check_target(Path(path))
+    if info is not None and stat.S_ISREG(info.st_mode) and not force:
+        raise InputError(f"{path} exists; pass --force to overwrite it")
+
+
 def write_file(path: str | os.PathLike[str], data: bytes | str, *,
                make_folders: bool = False) -> Path:
     """Write ``data`` (text as UTF-8) to file ``path`` (``make_folders``: its folders made
@@ -106,7 +135,7 @@ def write_file(path: str | os.PathLike[str], data: bytes | str, *,
             return target
         if make_folders:
             target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{target.name}.fitproof-{secrets.token_hex(6)}")
+        temporary = target.with_name(_temp_name())
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666)
         try:
             with os.fdopen(descriptor, "wb") as stream:
@@ -121,13 +150,47 @@ def write_file(path: str | os.PathLike[str], data: bytes | str, *,
     return target
 
 
-def _first_link(folder: Path) -> Path | None:
-    """The first symbolic link inside ``folder`` (links are not followed)."""
+def _entry(relative: str) -> bytes:
+    """A manifest line for path ``relative`` (no line feed)."""
+    return os.fsencode(relative).replace(b"\\", b"\\\\").replace(b"\n", b"\\n")
+
+
+def _walk(folder: Path) -> tuple[list[str], Path | None]:
+    """Every file and folder under ``folder`` (relative, '/'-separated, sorted), and the
+    first symbolic link among them (links are not followed)."""
+    found: list[str] = []
+    link = None
     for root, dirs, names in os.walk(folder):
+        dirs.sort()
         for name in sorted(dirs + names):
-            if os.path.islink(os.path.join(root, name)):
-                return Path(root, name)
-    return None
+            path = os.path.join(root, name)
+            found.append(os.path.relpath(path, folder).replace(os.sep, "/"))
+            if link is None and os.path.islink(path):
+                link = Path(path)
+    return found, link
+
+
+def manifest(folder: Path) -> bytes:
+    """The marker for site folder ``folder``: ``_HEADER``, then what it holds."""
+    found, _ = _walk(folder)
+    return _HEADER + b"".join(_entry(name) + b"\n" for name in found if name != MARKER)
+
+
+def _listed(folder: Path) -> set[bytes] | None:
+    """The files and folders the marker of ``folder`` lists; ``None`` when it is no
+    manifest of fitproof's (missing, not a regular file, too big, another first line)."""
+    try:
+        descriptor = os.open(folder / MARKER, os.O_RDONLY | _NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(descriptor, "rb") as stream:
+        info = os.fstat(stream.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _MANIFEST_LIMIT:
+            return None
+        raw = stream.read(_MANIFEST_LIMIT + 1)
+    if not raw.startswith(_HEADER) or not raw.endswith(b"\n") or len(raw) > _MANIFEST_LIMIT:
+        return None
+    return set(raw[len(_HEADER):-1].split(b"\n"))  # not splitlines: a name may hold '\r'
 
 
 def _alive(pid: int) -> bool:
@@ -160,6 +223,11 @@ class SiteFolder:
             if resolved == home or resolved in home.parents:
                 raise InputError(f"{given} is your home folder or holds it; give the site a "
                                  "folder of its own")
+        with contextlib.suppress(OSError):  # no working folder (deleted): nothing to keep
+            here, resolved = Path.cwd().resolve(), folder.resolve()
+            if resolved == here or resolved in here.parents:
+                raise InputError(f"{given} is the working folder or holds it; give the site "
+                                 "a folder of its own")
         info = _lstat(folder)
         if info is None:
             return "missing"
@@ -174,15 +242,23 @@ class SiteFolder:
         if not names:
             return "empty"
         mark = _lstat(folder / MARKER)
-        if mark is None or not stat.S_ISREG(mark.st_mode):
+        listed = _listed(folder) if mark and stat.S_ISREG(mark.st_mode) else None
+        if listed is None:
             if not self.force:
-                raise InputError(f"{given} is not empty and not a site fitproof built (no "
-                                 f"{MARKER}); give an empty or new folder, or pass --force "
-                                 "to write into it")
+                why = f"no {MARKER}" if mark is None else f"its {MARKER} is not fitproof's"
+                raise InputError(f"{given} is not empty and not a site fitproof built ({why}); "
+                                 "give an empty or new folder, or pass --force to write into it")
             return "theirs"
-        link = _first_link(folder)
+        found, link = _walk(folder)
         if link is not None:
             raise _link(link)
+        others = [name for name in found if name != MARKER and _entry(name) not in listed]
+        if others:
+            if not self.force:
+                raise InputError(f"{given} holds files fitproof did not write (e.g. "
+                                 f"{given / others[0]}); pass --force to write into it, "
+                                 "deleting nothing, or move them out")
+            return "theirs"
         return "ours"
 
     def open(self) -> Path:
@@ -192,20 +268,18 @@ class SiteFolder:
         try:
             parent.mkdir(parents=True, exist_ok=True)
             self._remove_stale(parent)
-            self.staging = Path(_make_folder(parent, self._prefix()))
+            self.staging = _make_folder(parent)
         except OSError as exc:
             raise InputError(f"cannot write {self.given}: {exc.strerror or exc}") from None
         return self.staging
 
-    def _prefix(self) -> str:
-        return f".{self.folder.name}.fitproof-{os.getpid()}-"
-
     def _remove_stale(self, parent: Path) -> None:
         if os.name != "posix":
             return  # no safe way to ask whether a process lives: left alone
-        pattern = re.compile(rf"\.{re.escape(self.folder.name)}\.fitproof-(\d+)-[0-9a-f]+")
+        # and the names earlier versions gave (tempfile.mkdtemp's [a-z0-9_] suffix)
+        legacy = re.compile(rf"\.{re.escape(self.folder.name)}\.fitproof-(\d+)-[a-z0-9_]+")
         for entry in os.scandir(parent):
-            found = pattern.fullmatch(entry.name)
+            found = _TEMP.fullmatch(entry.name) or legacy.fullmatch(entry.name)
             if (found and entry.is_dir(follow_symlinks=False)
                     and entry.stat(follow_symlinks=False).st_uid == os.getuid()
                     and not _alive(int(found.group(1)))):
@@ -230,14 +304,14 @@ class SiteFolder:
             if self.state == "theirs":
                 self._merge()
                 return
-            self.write(MARKER, _MARK)
+            self.write(MARKER, manifest(self.staging))
             aside = None
             if _lstat(self.folder) is not None:
-                again = SiteFolder(self.folder, force=False)._check()  # still empty or ours
+                again = SiteFolder(self.folder, force=False).state  # still empty or ours
                 if again not in ("empty", "ours"):
                     raise InputError(f"{self.given} changed while the site was built; "
                                      "nothing was replaced")
-                aside = self.folder.with_name(self._prefix() + secrets.token_hex(6))
+                aside = self.folder.with_name(_temp_name())
                 os.rename(self.folder, aside)
             os.rename(self.staging, self.folder)
             self.staging = None
@@ -274,14 +348,17 @@ class SiteFolder:
             self.staging = None
 
 
-def _make_folder(parent: Path, prefix: str) -> str:
-    import tempfile
-
-    made = tempfile.mkdtemp(prefix=prefix, dir=parent)
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(made, 0o777 & ~mask)  # as a folder made by mkdir: readable by a web server
-    return made
+def _make_folder(parent: Path) -> Path:
+    """A new folder of a ``_temp_name`` in ``parent`` (as mkdir makes it: readable by a web
+    server)."""
+    for _ in range(100):
+        made = parent / _temp_name()
+        try:
+            os.mkdir(made, 0o777)
+        except FileExistsError:
+            continue
+        return made
+    raise FileExistsError(f"no free temporary name in {parent}")
 
 
 @contextlib.contextmanager

@@ -25,6 +25,11 @@ from .views import Elasticity
 GROUPS = ("hardware", "scenario", "model", "constants")
 _GROUP_OF = {"hardware": "hardware", "model": "model", "quant": "model", "kv": "model",
              "workload": "model", "host": "model"}
+# the powers sympy is asked to evaluate: an exponent beyond MAX_EXPONENT, or a power beyond
+# 10 ** ±MAX_POWER_DIGITS (inf or 0 for the plain evaluator, far past a float), is not
+# computable; mpmath would work through every bit of it (9 ** 9 ** 9 ** 9 runs for hours)
+MAX_EXPONENT = 1e6
+MAX_POWER_DIGITS = 400
 
 
 def group_of(leaf: Derivation) -> str:
@@ -34,7 +39,34 @@ def group_of(leaf: Derivation) -> str:
     return _GROUP_OF.get(leaf.name.partition(".")[0], "constants")
 
 
+def computable(expr: sympy.Basic, values: Mapping[sympy.Symbol, float]) -> bool:
+    """Whether ``expr`` at ``values`` can be evaluated in bounded time: every power in it,
+    innermost first, has a finite base and exponent, an exponent of at most MAX_EXPONENT
+    and a value within 10 ** ±MAX_POWER_DIGITS. Substituted without evaluating, so no
+    power is computed before it is checked; a power whose base or exponent is not a
+    number (an ``unknown``) is left to the evaluation, which fails on it."""
+    with sympy.evaluate(False):
+        probe = expr.xreplace(values)
+    for node in sympy.postorder_traversal(probe):  # a power's base and exponent first
+        if not isinstance(node, sympy.Pow):
+            continue
+        try:
+            base, exponent = float(node.base), float(node.exp)
+        except (TypeError, ValueError):
+            continue
+        except OverflowError:
+            return False
+        if not (math.isfinite(base) and math.isfinite(exponent)) \
+                or abs(exponent) > MAX_EXPONENT:
+            return False
+        if base != 0 and abs(exponent * math.log10(abs(base))) > MAX_POWER_DIGITS:
+            return False
+    return True
+
+
 def _known(expr: sympy.Basic, values: Mapping[sympy.Symbol, float]) -> bool:
+    if not computable(expr, values):
+        return False
     try:
         number = float(expr.xreplace(values))
     except (TypeError, ValueError):
@@ -58,6 +90,8 @@ def local_elasticities(step: Derivation) -> dict[str, float]:
         return {}
     values = {sympy.Symbol(d.name, real=True): float(d.value)
               for d in step.inputs if d.value is not None}
+    if not computable(to_sympy(step.formula.tree), values):
+        return {}  # as the derivation says of an infinite value: not computable
     expr = _smooth(to_sympy(step.formula.tree), values)
     try:
         out = float(expr.xreplace(values))
@@ -70,7 +104,10 @@ def local_elasticities(step: Derivation) -> dict[str, float]:
         if value == 0 or symbol not in expr.free_symbols:
             continue
         try:
-            slope = float(sympy.diff(expr, symbol).xreplace(values))
+            derivative = sympy.diff(expr, symbol)
+            if not computable(derivative, values):
+                continue
+            slope = float(derivative.xreplace(values))
         except (TypeError, ValueError):
             continue
         if math.isfinite(slope) and slope != 0:

@@ -224,6 +224,7 @@ class _Builder:
         inside = relative.split("/", 1)[1] if "/" in relative else "index.html"
         return {
             "lang": language.lang, "t": language.messages, "root": root, "title": title,
+            "overrides": self.overrides,
             "description": title, "version": __version__, "profile": self.registry.profile,
             "crumbs": [{"href": root + href, "text": text} for href, text in crumbs],
             "alternates": [{"lang": other.lang, "name": other.name,
@@ -249,7 +250,6 @@ class _Builder:
             other_hardware=[{"id": i, "name": self.hardware_facts[i]["name"]}
                             for i in self.hardware if i != hardware],
             recommendations=self.recommendations, launch=self.launch, parts=self.parts,
-            overrides=self.overrides,
             measured=[_measured_row(language, run)
                       for run in self.measured.get((model, hardware), [])],
             messages_json=messages_json)

@@ -322,3 +322,152 @@ def test_a_cut_sglang_jsonl_is_one_line(capsys, user_packs, tmp_path):
     assert (code, out) == (2, "")
     assert err.startswith(f"fitproof: error: {path}:2: not JSON: ") and err.count("\n") == 1
     assert not user_packs.exists()
+
+
+SERVING_FLAGS = ("--model", "llama-3.1-70b", "--on", "h100-80gb-sxm", "--quant", "BF16",
+                 "--gpus", "8")
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"completed": True}, "completed true is not a number"),
+    ({"max_concurrency": True}, "max_concurrency true is not a number"),
+    ({"max_concurrency": float("inf")}, "max_concurrency Infinity is not a number of requests"),
+    ({"max_concurrency": 12.5}, "max_concurrency 12.5 is not a number of requests"),
+    ({"num_prompts": -5}, "num_prompts -5 is not a number of requests"),
+    ({"num_prompts": 10**400}, "num_prompts " + "1" + "0" * 400 + " is not a number of requests"),
+    ({"total_input_tokens": 1e300}, "total_input_tokens 1e+300 is not a number of tokens"),
+    ({"total_output_tokens": "many"}, "total_output_tokens 'many' is not a number"),
+    ({"mean_ttft_ms": float("nan")}, "mean_ttft_ms NaN is not a finite number of 0 or more"),
+    ({"output_throughput": -1.0}, "output_throughput -1.0 is not a finite number of 0 or more"),
+    ({"request_rate": True}, "request_rate true is not a number"),
+    ({"request_rate": -2}, "request_rate -2 is not a finite number of 0 or more"),
+    ({"request_rate": "fast"}, "request_rate 'fast' is not a number"),
+])
+def test_serving_counts_and_figures_refuse_booleans_and_non_finite_values(
+        capsys, user_packs, tmp_path, change, message):
+    """JSON's true is no count of 1 and its Infinity no concurrency (int() of it raised
+    OverflowError): each is one line naming the file and the field, and nothing is written."""
+    run = json.loads((BENCH / "vllm-bench-serve-h100x8.json").read_text())
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({**run, **change}))
+    code, out, err = _ingest(capsys, str(path), *SERVING_FLAGS)
+    assert (code, out) == (2, "")
+    assert err == f"fitproof: error: {path}: {message}\n"
+    assert not user_packs.exists()
+
+
+def test_a_serving_run_at_a_stated_request_rate_keeps_it(capsys, user_packs, tmp_path):
+    run = json.loads((BENCH / "vllm-bench-serve-h100x8.json").read_text())
+    path = tmp_path / "rate.json"
+    path.write_text(json.dumps({**run, "request_rate": 12.5, "max_concurrency": None}))
+    code, _, err = _ingest(capsys, str(path), *SERVING_FLAGS)
+    assert code == 0, err
+    rows = fitproof.load_registry(plugins=False).measurements["bench-rate"].rows
+    assert [(r.request_rate, r.concurrency, r.requests) for r in rows] == [(12.5, None, 1000)] * 3
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"n_prompt": True}, "n_prompt true is not a number"),
+    ({"n_gen": float("inf")}, "n_gen Infinity is not a whole number"),
+    ({"n_gen": 1.5}, "n_gen 1.5 is not a whole number"),
+    ({"n_depth": -1}, "n_depth -1 is not from 0 to 1,000,000,000,000"),
+    ({"n_gpu_layers": -2}, "n_gpu_layers -2 is not from -1 to 1,000,000,000,000"),
+    ({"n_ubatch": 0}, "n_ubatch 0 is not from 1 to 1,000,000,000,000"),
+    ({"build_number": False}, "build_number false is not a number"),
+    ({"avg_ts": True}, "avg_ts true is not a number"),
+    ({"avg_ts": float("inf")}, "avg_ts Infinity is not a speed (a finite number of tokens per "
+                               "second above 0)"),
+    ({"avg_ts": 0}, "avg_ts 0 is not a speed (a finite number of tokens per second above 0)"),
+])
+def test_llama_bench_counts_refuse_booleans_and_out_of_range_values(
+        capsys, user_packs, tmp_path, change, message):
+    results = json.loads((BENCH / "llama-bench-4080.json").read_text())
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps([{**results[0], **change}, *results[1:]]))
+    code, out, err = _ingest(capsys, str(path))
+    assert (code, out) == (2, "")
+    assert err == f"fitproof: error: {path}: result 1: {message}\n"
+    assert not user_packs.exists()
+
+
+def test_a_markdown_test_size_beyond_any_count_is_one_line(capsys, user_packs, tmp_path):
+    """ppN's digits are read as a count (int() of 5,000 digits raised a ValueError)."""
+    path = tmp_path / "bench.md"
+    digits = "9" * 5000
+    path.write_text(f"| model | test | t/s |\n|---|---|---|\n| x | pp{digits} | 1 |\n")
+    code, out, err = _ingest(capsys, str(path), *SCENARIO_FLAGS)
+    assert (code, out) == (2, "")
+    assert err == (f"fitproof: error: {path}:3: n_prompt '{digits}' is not from 0 to "
+                   "1,000,000,000,000\n")
+
+
+SCENARIO_FLAGS = ("--model", "qwen3-8b", "--on", "rtx-4090", "--quant", "Q4_K_M")
+
+
+def test_a_file_name_with_control_characters_gives_a_pack_that_loads(capsys, user_packs,
+                                                                     tmp_path):
+    """The pack's sources are percent-encoded file:// URIs (ESC as %1B, é as %C3%A9, a
+    byte that is not UTF-8 as %FF); the rows' notes write ESC as \x1b: the pack fitproof
+    writes is one its checks accept."""
+    import os
+
+    name = os.fsdecode(b"x\x1b[31mred \xc3\xa9\xff.json")
+    path = tmp_path / name
+    path.write_bytes((BENCH / "llama-bench-4080.json").read_bytes())
+    code, _, err = _ingest(capsys, str(path))
+    assert code == 0, err
+    pack = user_packs / "measurements" / "bench-x-31mred.yaml"
+    assert err == f"wrote {pack}\n"
+    uri = f"{tmp_path.resolve().as_uri()}/x%1B%5B31mred%20%C3%A9%FF.json"
+    loaded = fitproof.load_registry(plugins=False).measurements["bench-x-31mred"]
+    assert loaded.source == (uri,)
+    assert {r.source for r in loaded.rows} == {uri}
+    assert loaded.rows[0].note == \
+        f"fitproof bench ingest of {tmp_path}/x\\x1b[31mred é\\xff.json: result 1"
+    assert "\x1b" not in pack.read_text()
+
+
+def test_file_uri_is_the_one_definition_of_a_source():
+    import os
+
+    from fitproof.importers.config_file import file_uri, pack_text
+
+    assert file_uri(BENCH / "llama-bench-4080.json") == \
+        (BENCH / "llama-bench-4080.json").resolve().as_uri()
+    assert file_uri(Path(os.fsdecode(b"/tmp/a b\n\x7f\xff"))) == "file:///tmp/a%20b%0A%7F%FF"
+    assert pack_text(os.fsdecode(b"a\tb\n\x1b\x9b\xff")) == "a\\tb\\n\\x1b\\x9b\\xff"
+
+
+@pytest.mark.parametrize(("name", "flags", "serving"), [
+    ("llama-bench-4080.json", (), False),
+    ("llama-bench-depth.md", ("--model", "qwen2.5-7b-instruct", "--on", "rtx-4090", "--quant",
+                              "Q4_K_M"), False),
+    ("llama-server-7900xtx.log", ("--model", "qwen3-30b-a3b", "--quant", "Q4_K_M", "--on",
+                                  "rx-7900-xtx"), False),
+    ("vllm-bench-serve-h100x8.json", ("--model", "llama-3.1-70b", "--on", "h100-80gb-sxm",
+                                      "--quant", "BF16", "--gpus", "8"), True),
+    ("vllm-bench-serve-h100x8.txt", ("--model", "llama-3.1-70b", "--on", "h100-80gb-sxm",
+                                     "--quant", "BF16", "--gpus", "8"), True),
+    ("sglang-bench-serving-h100x8.jsonl", ("--on", "h100-80gb-sxm", "--quant", "BF16"), True),
+])
+def test_every_format_gives_rows_calibrate_fits_on(capsys, user_packs, name, flags, serving):
+    """What bench ingest writes is what fitproof calibrate reads: the user's rows of each
+    format are among the rows its fit takes (the single-stream or the serving fit). CSV
+    gives the rows JSON gives (test_csv_and_jsonl_give_the_rows_json_gives; the README's
+    CSV example itself is cut short, see test_outputs_it_cannot_read_are_one_line)."""
+    pytest.importorskip("scipy")
+    from fitproof.calibration.rows import load
+    from fitproof.calibration.serving_rows import load_serving
+
+    code, _, err = _ingest(capsys, str(BENCH / name), *flags)
+    assert code == 0, err
+    registry = fitproof.load_registry(plugins=False)
+    if serving:
+        data = {engine: rows for engine, rows in load_serving(registry).items()}
+    else:
+        data = {f"{engine} {metric}": rows for (engine, metric), rows in load(registry).items()}
+    source = (BENCH / name).resolve().as_uri()
+    yours = {key: int(rows.user.sum()) for key, rows in data.items() if rows.user.any()}
+    assert yours, f"no row of {name} is among the rows calibrate fits on"
+    assert all(s == source for rows in data.values()
+               for s, user in zip(rows.source, rows.user) if user)

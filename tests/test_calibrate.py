@@ -120,6 +120,29 @@ def test_no_rows_of_yours(tmp_path, capsys):
     assert code == 2 and "no measurement row of yours" in err and "bench ingest" in err
 
 
+@pytest.mark.parametrize("repeats", ["1000000000", "101", "0", "-3"])
+def test_repeats_out_of_bounds_is_one_line_before_any_work(tmp_path, capsys, monkeypatch,
+                                                           repeats):
+    """--repeats is refused before the fit (no scipy check, no rows loaded): a billion
+    splits ended in a MemoryError traceback, 100,000 ran for minutes."""
+    from fitproof.calibration import calibrate as module
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("calibrate did work before checking --repeats")
+
+    monkeypatch.setattr(module, "require_scipy", no_work)
+    monkeypatch.setattr(module, "load", no_work)
+    monkeypatch.setenv("FITPROOF_USER_PACKS", str(tmp_path / "packs"))
+    monkeypatch.setenv("FITPROOF_CACHE_DIR", "off")
+    code = main(["--no-plugins", "calibrate", "--repeats", repeats])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err == (f"fitproof: error: --repeats {int(repeats)}: give from 1 to "
+                   f"{module.MAX_REPEATS} device splits\n")
+    assert module.MAX_REPEATS == 100
+    assert not (tmp_path / "packs").exists()
+
+
 def test_without_scipy_calibrate_says_what_to_install(tmp_path, capsys, monkeypatch):
     find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",

@@ -1,7 +1,9 @@
 """What fitproof writes is its own (core/own_output.py): a site goes only into a missing or
-empty folder or one fitproof built (its marker), is built beside it and swapped in, so a
-build that dies leaves the previous site; nothing is written through a link, a path under
-a regular file is one line; big sweeps and sites say how big before they start."""
+empty folder or one fitproof built (its marker, a manifest of everything there), never the
+working or home folder, is built beside it and swapped in, so a build that dies leaves the
+previous site; what is created or replaced is never a link (folders above it may be), a
+path under a regular file is one line, an existing --out FILE needs --force; big sweeps
+and sites say how big before they start."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import pytest
 
 import fitproof
 from fitproof.cli import main
-from fitproof.own_output import MARKER, SiteFolder, write_file
+from fitproof.own_output import _HEADER, _TEMP, MARKER, SiteFolder, _temp_name, write_file
 
 SITE = ["site", "--no-plugins", "--models", "qwen3-8b", "--on", "rtx-4090", "--lang", "en"]
 # en: one configurator, the two indexes, the model's and the accelerator's pages; the root
@@ -118,10 +120,12 @@ def test_no_build_writes_through_a_link_force_or_not(capsys, tmp_path):
     precious.write_bytes(b"precious\n")
     for name, marked in (("ours", True), ("theirs", False)):
         folder = tmp_path / name
-        (folder / "assets").mkdir(parents=True)
-        (folder / "keep.txt").write_bytes(b"kept\n")
-        if marked:
-            (folder / MARKER).write_bytes(b"fitproof\n")
+        if marked:  # a site fitproof built, one of its files made a link since
+            assert build(capsys, folder)[0] == 0
+            (folder / "assets" / "data.js").unlink()
+        else:
+            (folder / "assets").mkdir(parents=True)
+            (folder / "keep.txt").write_bytes(b"kept\n")
         (folder / "assets" / "data.js").symlink_to(precious)
         before = contents(folder)
         for extra in ((), ("--force",)):
@@ -346,3 +350,176 @@ def test_yes_builds_a_site_past_the_limit_and_the_count_is_the_pages_written(
                       hardware=["rtx-4090"], languages=["en"], yes=True,
                       progress=lambda done, total: seen.append((done, total)))
     assert seen == [(0, 1), (1, 1)]
+
+
+# --- the marker is a manifest ------------------------------------------------------------
+
+def listing(folder: Path) -> list[str]:
+    """Every file and folder under ``folder`` but the marker, relative, sorted as walked."""
+    found = []
+    for root, dirs, names in os.walk(folder):
+        dirs.sort()
+        found += [os.path.relpath(os.path.join(root, n), folder) for n in sorted(dirs + names)]
+    return [name for name in found if name != MARKER]
+
+
+def test_the_marker_lists_every_file_and_folder_the_build_wrote(capsys, tmp_path):
+    site = tmp_path / "site"
+    assert build(capsys, site)[0] == 0
+    names = listing(site)
+    assert {"assets", "assets/data.js", "en", "en/qwen3-8b", "index.html"} <= set(names)
+    assert (site / MARKER).read_bytes() == _HEADER + "".join(f"{n}\n" for n in names).encode()
+    assert build(capsys, site)[0] == 0  # the manifest is fitproof's: rebuilt whole
+    assert (site / MARKER).read_bytes() == _HEADER + "".join(f"{n}\n" for n in names).encode()
+
+
+def test_a_forged_marker_does_not_make_a_folder_fitproofs(capsys, tmp_path):
+    refusal = "is not empty and not a site fitproof built (its .fitproof-site is not fitproof's)"
+    for forged in (b"", b"fitproof\n", b"This folder is a site fitproof built; `fitproof site` "
+                   b"replaces it whole.\n", _HEADER[:-1], b"x\n" + _HEADER + b"thesis.txt\n"):
+        folder = tmp_path / "out"
+        folder.mkdir()
+        (folder / MARKER).write_bytes(forged)
+        (folder / "thesis.txt").write_bytes(b"four years of work\n")
+        before = contents(folder)
+        code, out, err = build(capsys, folder)
+        assert (code, out) == (2, "")
+        assert err == (f"fitproof: error: {folder} {refusal}; give an empty or new folder, or "
+                       "pass --force to write into it\n")
+        assert contents(folder) == before
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+        code, _, err = build(capsys, folder, "--force")  # written into, nothing deleted
+        assert (code, err) == (0, "")
+        assert (folder / "thesis.txt").read_bytes() == b"four years of work\n"
+        assert (folder / MARKER).read_bytes() == forged
+        assert (folder / "en/qwen3-8b/rtx-4090.html").is_file()
+        for path in sorted(folder.rglob("*"), reverse=True):
+            path.rmdir() if path.is_dir() else path.unlink()
+        folder.rmdir()
+
+
+def test_a_site_holding_what_no_build_wrote_is_not_replaced(capsys, tmp_path):
+    """A file or folder added to a built site, or a site copied with its marker into a
+    folder of one's own (cp -r site/. docs/), is refused: a rebuild deletes only what the
+    manifest lists."""
+    site = tmp_path / "site"
+    assert build(capsys, site)[0] == 0
+    for added in ("notes.txt", "en/qwen3-8b/draft.html", "drafts"):
+        path = site / added
+        path.mkdir() if added == "drafts" else path.write_bytes(b"mine\n")
+        before = contents(site)
+        code, out, err = build(capsys, site)
+        assert (code, out) == (2, "")
+        assert err == (f"fitproof: error: {site} holds files fitproof did not write (e.g. "
+                       f"{site}/{added}); pass --force to write into it, deleting nothing, "
+                       "or move them out\n")
+        assert contents(site) == before and path.exists()
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+        path.rmdir() if added == "drafts" else path.unlink()
+    (site / "notes.txt").write_bytes(b"mine\n")
+    code, _, err = run(capsys, *SITE[:5], "rtx-3090", *SITE[6:], "--out", str(site), "--force")
+    assert (code, err) == (0, "")
+    assert (site / "notes.txt").read_bytes() == b"mine\n"  # --force deletes nothing
+    assert (site / "en/qwen3-8b/rtx-3090.html").is_file()
+    assert (site / "en/qwen3-8b/rtx-4090.html").is_file()
+    assert build(capsys, site)[0] == 2  # still refused: notes.txt is no build's
+
+
+# --- temporary siblings ------------------------------------------------------------------
+
+def test_temporary_names_are_short_and_found_by_the_same_definition(capsys, tmp_path):
+    names = {_temp_name() for _ in range(50)}
+    assert len(names) == 50 and all(_TEMP.fullmatch(n) and len(n) < 40 for n in names)
+    file_name = "a" * 251 + ".csv"  # 255 bytes: the longest a name may be
+    code, out, _ = run(capsys, "sweep", "--no-plugins", "--models", "qwen3-8b", "--on",
+                       "rtx-4090")
+    assert code == 0
+    assert run(capsys, "sweep", "--no-plugins", "--models", "qwen3-8b", "--on", "rtx-4090",
+               "--out", str(tmp_path / file_name)) == (0, "", "")
+    assert (tmp_path / file_name).read_bytes() == out.encode()
+    folder = tmp_path / ("b" * 255)
+    code, _, err = build(capsys, folder)
+    assert (code, err) == (0, "") and (folder / "en/qwen3-8b/rtx-4090.html").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([file_name, folder.name])
+
+
+def test_a_killed_builds_folder_of_either_naming_is_removed(capsys, tmp_path):
+    gone = [tmp_path / ".site.fitproof-999999999-slccqj3_",  # tempfile.mkdtemp's, earlier
+            tmp_path / ".fp-999999999-0123456789ab.tmp"]     # fitproof's own now
+    running = tmp_path / ".fp-1-0123456789ab.tmp"  # pid 1 lives: not ours to remove
+    for folder in (*gone, running):
+        (folder / "en").mkdir(parents=True)
+        (folder / "en" / "index.html").write_bytes(b"half\n")
+    assert build(capsys, tmp_path / "site")[0] == 0
+    assert not any(folder.exists() for folder in gone)
+    assert (running / "en" / "index.html").read_bytes() == b"half\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [running.name, "site"]
+
+
+# --- the working folder, links above --out, an existing --out FILE ----------------------
+
+def test_the_working_folder_and_those_holding_it_are_never_a_site_folder(capsys, tmp_path,
+                                                                        monkeypatch):
+    here = tmp_path / "work" / "here"
+    here.mkdir(parents=True)
+    (here / "notes.txt").write_bytes(b"mine\n")
+    monkeypatch.chdir(here)
+    for given in (".", "..", str(here), str(tmp_path / "work"), "./"):
+        for extra in ((), ("--force",)):
+            code, out, err = build(capsys, Path(given), *extra)
+            assert (code, out) == (2, "")
+            assert err == (f"fitproof: error: {Path(given)} is the working folder or holds it; "
+                           "give the site a folder of its own\n")
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(tmp_path / "empty")
+    assert build(capsys, Path("."))[0] == 2  # empty: still never replaced
+    assert Path.cwd() == tmp_path / "empty" and list(Path.cwd().iterdir()) == []
+    assert contents(tmp_path) == {"work/here/notes.txt": b"mine\n"}
+    assert build(capsys, Path("site"))[0] == 0  # a folder inside the working folder is fine
+    assert (tmp_path / "empty/site/index.html").is_file()
+
+
+def test_links_among_the_folders_above_out_are_the_users_path(capsys, tmp_path):
+    """As macOS's /tmp (a link to /private/tmp): written at the resolved place; what
+    fitproof creates or replaces is never a link."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "linkdir").symlink_to(elsewhere)
+    code, rows, _ = run(capsys, "sweep", "--no-plugins", "--models", "qwen3-8b", "--on",
+                        "rtx-4090")
+    assert code == 0
+    assert run(capsys, "sweep", "--no-plugins", "--models", "qwen3-8b", "--on", "rtx-4090",
+               "--out", str(tmp_path / "linkdir" / "rows.csv")) == (0, "", "")
+    assert (elsewhere / "rows.csv").read_bytes() == rows.encode()
+    assert not (elsewhere / "rows.csv").is_symlink()
+    config = Path(__file__).parent / "hostile" / "importer" / "good.json"
+    code, out, err = run(capsys, "import", "hf", str(config), "--id", "x", "--out",
+                         str(tmp_path / "linkdir"), "--no-plugins")
+    assert (code, out, err) == (0, f"wrote {tmp_path}/linkdir/x.yaml\n", "")
+    assert run(capsys, "import", "hf", str(config), "--id", "x", "--out",
+               str(tmp_path / "direct"), "--no-plugins")[0] == 0
+    assert (elsewhere / "x.yaml").read_bytes() == (tmp_path / "direct" / "x.yaml").read_bytes()
+    assert not (elsewhere / "x.yaml").is_symlink()
+    assert build(capsys, tmp_path / "linkdir" / "site")[0] == 0
+    assert not (elsewhere / "site").is_symlink() and (elsewhere / "site" / MARKER).is_file()
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["rows.csv", "site", "x.yaml"]
+
+
+def test_an_existing_out_file_is_replaced_only_with_force(capsys, tmp_path):
+    target = tmp_path / "acme-x1-48gb.yaml"
+    target.write_bytes(b"kind: hardware\nid: acme-x1-48gb\n")
+    sweep = ["sweep", "--no-plugins", "--models", "qwen3-8b", "--on", "rtx-4090"]
+    formats = [(), ("--format", "jsonl")]
+    if importlib.util.find_spec("pyarrow") is not None:
+        formats.append(("--format", "parquet"))
+    for fmt in formats:
+        code, out, err = run(capsys, *sweep, *fmt, "--out", str(target))
+        assert (code, out) == (2, "")
+        assert err == f"fitproof: error: {target} exists; pass --force to overwrite it\n"
+        assert target.read_bytes() == b"kind: hardware\nid: acme-x1-48gb\n"
+    code, rows, _ = run(capsys, *sweep)
+    assert run(capsys, *sweep, "--out", str(target), "--force") == (0, "", "")
+    assert target.read_bytes() == rows.encode()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [target.name]
+    if os.path.exists("/dev/null"):  # a device is written as it is, --force or not
+        assert run(capsys, *sweep, "--out", "/dev/null") == (0, "", "")

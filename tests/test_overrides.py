@@ -128,6 +128,24 @@ def test_the_site_page_names_it(faster_card, tmp_path):
     registry = api.load_registry([faster_card], plugins=False)
     out = tmp_path / "site"
     api.site(registry, str(out), models=["qwen3-8b"], hardware=["rtx-4090"], languages=["en"])
-    page = (out / "en" / "qwen3-8b" / "rtx-4090.html").read_text(encoding="utf-8")
-    assert ('<p class="warning" data-override>Replaced: the built-in hardware rtx-4090 '
-            '(packs/hardware/rtx-4090.yaml:2) by ') in page
+    for page in ("en/qwen3-8b/rtx-4090.html", "en/index.html", "en/qwen3-8b/index.html",
+                 "en/hardware/rtx-4090.html", "index.html"):
+        text = (out / page).read_text(encoding="utf-8")
+        assert ('<p class="warning" data-override>Replaced: the built-in hardware rtx-4090 '
+                '(packs/hardware/rtx-4090.yaml:2) by ') in text, page
+
+
+@pytest.mark.parametrize("argv", [
+    ["models", "--on", "rtx-4090"],
+    ["measurements", "llama-3.1-8b", "--on", "rtx-4090"],
+    ["explain", "decode_tps", "qwen3-8b", "--on", "rtx-4090", "--format", "latex"],
+    ["sweep", "--models", "qwen3-8b", "--on", "rtx-4090"],
+    ["packs", "list", "--kind", "hardware"],
+])
+def test_every_other_command_notes_it_first(capsys, faster_card, argv):
+    code, out, err = run(capsys, *argv, "--pack-dir", str(faster_card))
+    assert code == 0
+    assert err.splitlines()[0] == (
+        "fitproof: note: replaced: the built-in hardware rtx-4090 "
+        f"(packs/hardware/rtx-4090.yaml:2) by {faster_card}/rtx-4090.yaml:3 (--pack-dir)")
+    assert out

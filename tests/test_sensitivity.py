@@ -181,3 +181,61 @@ def test_markdown_latex_and_json_show_every_row(decode_sensitivity):
     assert sensitivity.to_list(rows) == [
         {"name": r.name, "elasticity": r.elasticity, "value": r.value, "unit": r.unit,
          "group": r.group, "kind": r.kind, "source": str(r.at)} for r in rows]
+
+
+def _step(text: str, **inputs: float):
+    """A formula step of ``text`` reading ``inputs`` (names to values)."""
+    from fitproof.derivation import Derivation
+    from fitproof.formula_parser import parse_formula
+    from fitproof.specs.common import Location
+
+    at = Location("test.yaml", 1)
+    return Derivation("out", None, "", at, "formula", formula=parse_formula(text),
+                      inputs=tuple(Derivation(name, value, "", at, "input")
+                                   for name, value in inputs.items()))
+
+
+@pytest.mark.parametrize("text, inputs", [
+    ("9 ** 9 ** 9 ** 9", {}),  # mpmath's mpf_pow_int ran for hours
+    ("x * 9 ** 9 ** 9 ** 9", {"x": 2.0}),
+    ("x + 2 ** -(9 ** 9 ** 9)", {"x": 2.0}),  # underflows to 0 for the evaluator
+    ("x ** 9 ** 9 ** 9", {"x": 1.0}),  # 1 for the evaluator, an exponent of 10 ** 369,693,100
+    ("min(x, 10 ** 500)", {"x": 2.0}),  # past a float: inf
+    ("x ** 2000000", {"x": 1.0000001}),  # finite, but the exponent is past MAX_EXPONENT
+    ("coalesce(9 ** 9 ** 9 ** 9, x)", {"x": 2.0}),
+])
+def test_a_power_past_the_bounds_is_not_computable_at_once(text, inputs):
+    """Sensitivity checks every power, innermost first, before sympy evaluates anything:
+    a power past the bounds has no elasticity (as the derivation calls an infinite value
+    not computable), in well under a second."""
+    import time
+
+    from fitproof.sensitivity import local_elasticities
+
+    started = time.perf_counter()
+    assert local_elasticities(_step(text, **inputs)) == {}
+    assert time.perf_counter() - started < 2
+
+
+def test_powers_within_the_bounds_keep_their_elasticities():
+    from fitproof.sensitivity import MAX_EXPONENT, MAX_POWER_DIGITS, local_elasticities
+
+    assert (MAX_EXPONENT, MAX_POWER_DIGITS) == (1e6, 400)
+    # d ln (x ** 3 * y ** -0.5) / d ln x = 3, / d ln y = -0.5
+    assert local_elasticities(_step("x ** 3 * y ** -0.5", x=2.0, y=4.0)) == \
+        pytest.approx({"x": 3.0, "y": -0.5})
+    # 10 ** 300 is within a float: the elasticity of x * 10 ** 300 in x is 1
+    assert local_elasticities(_step("x * 10 ** 300", x=2.0)) == pytest.approx({"x": 1.0})
+    # an exponent of a million on a base near 1 stays within the bounds: the elasticity is n
+    assert local_elasticities(_step("x ** 1000000", x=1.0000001)) == \
+        pytest.approx({"x": 1e6})
+
+
+def test_the_power_tower_explains_as_not_computable_with_sensitivity(capsys):
+    """explain --sensitivity of 9 ** 9 ** 9 ** 9 answers as explain does, at once."""
+    pack = REPO / "tests" / "hostile" / "formula" / "power-tower-at-evaluation.yaml"
+    code, out, err = cli(capsys, "explain", "overhead_gib", "qwen3-8b", "--profile", "seed",
+                         "--pack-dir", str(pack), "--sensitivity")
+    assert code == 0, err
+    assert out.splitlines()[0] == ("overhead_gib = unknown (not computable for these inputs "
+                                   f"(division by zero or out of range))  {pack}:4")

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 COMMAND = "fitproof calibrate"
 DEFAULT_REPEATS = 5  # device splits; benchmarks/fit_speed.py pools 20
+MAX_REPEATS = 100  # each split is a fit: 100 take minutes; a billion would not fit in memory
 
 
 def calibrate(registry: Registry, *, name: str = "mine", engine: str | None = None,
@@ -43,9 +44,9 @@ def calibrate(registry: Registry, *, name: str = "mine", engine: str | None = No
     measured profile) into ``out`` (default: ``profiles`` in the user's pack folder), and
     score the shipped and the refitted constants by the same device-split
     cross-validation (``repeats`` splits) on the same rows."""
+    if not 1 <= repeats <= MAX_REPEATS:  # before anything else: the splits' work grows with it
+        raise InputError(f"--repeats {repeats}: give from 1 to {MAX_REPEATS} device splits")
     require_scipy()
-    if repeats < 1:
-        raise InputError(f"--repeats {repeats}: give at least 1 device split")
     check_name(registry, name)
     folder = Path(out) if out else user_pack_folder_or_error() / "profiles"
     path = folder / f"{name}.yaml"

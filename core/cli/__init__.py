@@ -233,6 +233,8 @@ def _models(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
+    if args.out:  # an existing FILE only with --force, said before the sweep runs
+        api.check_new_file(args.out, force=args.force)
     registry = _registry(args)
     if args.format == "parquet" and not args.out:
         raise InputError("--format parquet writes a file: give --out FILE")

@@ -246,9 +246,9 @@ def _sweep_command(commands: Any, common: argparse.ArgumentParser) -> None:
                              ("--gpus", whole, "devices per scenario")):
         sweep.add_argument(flag, type=_listed(kind), default=[], metavar="A,B,...",
                            dest={"--on": "hardware"}.get(flag), help=f"comma-separated {what}")
-    sweep.add_argument("--format", default="csv", metavar="NAME",
-                       help="csv (default), jsonl, parquet (needs --out), text, or a plugin's")
+    sweep.add_argument("--format", default="csv", metavar="NAME", help="csv (default), jsonl, parquet (needs --out), text, or a plugin's")
     sweep.add_argument("--out", metavar="FILE", help="write to FILE instead of the terminal")
+    sweep.add_argument("--force", action="store_true", help="overwrite an existing --out FILE")
     sweep.add_argument("--yes", action="store_true", help="run a sweep past the size limit")
 
 
@@ -354,7 +354,7 @@ def _calibrate_command(commands: Any, common: argparse.ArgumentParser) -> None:
     calibrate.add_argument("--name", default="mine", metavar="ID",
                            help="the calibrated profile's id, for --profile ID (default: mine)")
     calibrate.add_argument("--repeats", type=int, metavar="N",
-                           help="device splits of the cross-validation (default 5; "
+                           help="device splits of the cross-validation, 1 to 100 (default 5; "
                                 "benchmarks/fit_speed.py pools 20)")
     calibrate.add_argument("--out", metavar="DIR",
                            help="folder to write ID.yaml in (default: profiles in your pack folder)")

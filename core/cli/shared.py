@@ -13,6 +13,11 @@ from ..errors import FitproofError, InputError
 from .arguments import ALL_LEVELS
 
 
+# commands whose every output format names the built-in packs and formulas a pack replaced
+# (the estimate card and its JSON, the report); the others get a note on standard error
+NAMES_REPLACEMENTS = frozenset({"estimate", "report"})
+
+
 class OutputError(FitproofError):
     """Standard output cannot be written (a full disk, /dev/full)."""
 
@@ -26,6 +31,11 @@ def _registry(args: argparse.Namespace, extra_dirs: Sequence[str] = ()) -> api.R
                         allow_override=args.allow_override)
     for warning in registry.warnings:
         print(f"fitproof: warning: {warning}", file=sys.stderr)
+    if getattr(args, "command", None) not in NAMES_REPLACEMENTS:
+        for override in registry.overrides:  # the output's numbers are not all fitproof's own
+            print(f"fitproof: note: replaced: the built-in {override.what} "
+                  f"({override.replaced}) by {override.location} ({override.origin})",
+                  file=sys.stderr)
     model = getattr(args, "model", None)
     if model and not registry.known("model", model) and api.is_hub_repository(model):
         if not getattr(args, "fetch", False):

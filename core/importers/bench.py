@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -29,14 +30,16 @@ import attrs
 
 from ..errors import InputError
 from ..registry import Registry
-from .config_file import read_input
+from .config_file import file_uri, pack_text, read_input
 
 MAX_BENCH_BYTES = 20_000_000
+MAX_COUNT = 10**12  # no count of tokens, requests or layers a benchmark states comes near it
 # llama-bench's backend names -> fitproof's
 BACKENDS = {"cuda": "cuda", "rocm": "rocm", "hip": "rocm", "metal": "metal",
             "vulkan": "vulkan", "sycl": "sycl", "cpu": "cpu", "blas": "cpu"}
 _TEST = re.compile(r"(?P<kind>pp|tg)\s*(?P<n>\d+)(?:\s*@\s*d(?P<depth>\d+))?")
 _TS = re.compile(r"(?P<value>[0-9.]+)(?:\s*±\s*[0-9.]+)?")
+_WHOLE = re.compile(r"[+-]?\d+")
 _BUILD = re.compile(r"build:\s*(?P<commit>[0-9a-f]+)\s*\((?P<number>\d+)\)")
 
 
@@ -106,31 +109,81 @@ def read_results(path: Path, text: str) -> list[Result]:
                      "bench_serving's log or result file)")
 
 
-def _int(value: Any) -> int | None:
-    if value is None or value == "":
+def shown(value: Any) -> str:
+    """A value as a JSON output spells it (``true``, ``Infinity``, ``1.5``), a text quoted,
+    for a message."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return json.dumps(value)
+    return repr(value)
+
+
+def number_of(value: Any) -> float:
+    """``value`` (a JSON number or its text) as a float; ValueError for a boolean or
+    anything else that is not a number (an infinite or NaN value is returned: the caller
+    says what range it takes)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError("is not a number")
+    if isinstance(value, int):
+        return float(min(max(value, -10 * MAX_COUNT), 10 * MAX_COUNT))  # never overflows
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError("is not a number") from None
+
+
+def count_of(value: Any, least: int = 0) -> int:
+    """``value`` as a count: a whole number from ``least`` to MAX_COUNT (a JSON integer, a
+    whole float or their text); ValueError saying why not, never for a boolean read as 1."""
+    if isinstance(value, str) and _WHOLE.fullmatch(value.strip()):  # digits: no float's 1e400
+        digits = value.strip().lstrip("+-")
+        value = int(value) if len(digits) <= 40 else 10 * MAX_COUNT * (-1 if "-" in value else 1)
+    number = number_of(value)
+    if not math.isfinite(number) or not number.is_integer():
+        raise ValueError("is not a whole number")
+    if not least <= number <= MAX_COUNT:
+        raise ValueError(f"is not from {least:,} to {MAX_COUNT:,}")
+    return int(number)
+
+
+def _int(fields: Mapping[str, Any], field: str, least: int = 0) -> int | None:
+    """The count ``fields[field]`` (None where not stated); ValueError naming the field."""
+    value = fields.get(field)
+    if value is None or (isinstance(value, str) and not value.strip()):
         return None
     try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{value!r} is not a whole number") from None
+        return count_of(value, least)
+    except ValueError as exc:
+        raise ValueError(f"{field} {shown(value)} {exc}") from None
+
+
+def _speed(fields: Mapping[str, Any]) -> float:
+    value = fields["avg_ts"]
+    try:
+        speed = number_of(value)
+    except ValueError as exc:
+        raise ValueError(f"avg_ts {shown(value)} {exc}") from None
+    if not math.isfinite(speed) or speed <= 0:
+        raise ValueError(f"avg_ts {shown(value)} is not a speed (a finite number of tokens "
+                         "per second above 0)")
+    return speed
 
 
 def _result(where: str, quote: str, fields: Mapping[str, Any], path: Path) -> Result:
-    source = path.resolve().as_uri()
+    source = file_uri(path)
     try:
-        value = float(fields["avg_ts"])
+        value = _speed(fields)
         test_time = fields.get("test_time")
+        build_number = _int(fields, "build_number")
         return Result(
-            where, quote, source, _int(fields.get("n_prompt")) or 0, _int(fields.get("n_gen")) or 0,
-            _int(fields.get("n_depth")) or 0, value,
+            where, quote, source, _int(fields, "n_prompt") or 0, _int(fields, "n_gen") or 0,
+            _int(fields, "n_depth") or 0, value,
             model_file=fields.get("model_filename"), model_type=fields.get("model_type"),
             gpu_info=fields.get("gpu_info") or None,
             backend=fields.get("backends") or None,
-            build=(f"b{fields['build_number']}" if fields.get("build_number") not in
-                   (None, "", 0, "0") else fields.get("build_commit")),
+            build=(f"b{build_number}" if build_number else fields.get("build_commit")),
             date=str(test_time)[:10] if test_time else None,
-            n_ubatch=_int(fields.get("n_ubatch")), n_gpu_layers=_int(fields.get("n_gpu_layers")),
-            n_cpu_moe=_int(fields.get("n_cpu_moe")), type_k=fields.get("type_k"),
+            n_ubatch=_int(fields, "n_ubatch", 1), n_gpu_layers=_int(fields, "n_gpu_layers", -1),
+            n_cpu_moe=_int(fields, "n_cpu_moe"), type_k=fields.get("type_k"),
             type_v=fields.get("type_v"))
     except KeyError as exc:
         raise InputError(f"{where}: the result has no {exc.args[0]}") from None
@@ -221,7 +274,7 @@ def _from_markdown(path: Path, text: str) -> list[Result]:
         if test is None or speed is None:
             raise InputError(f"{path}:{number}: test {row.get('test')!r} / t/s "
                              f"{row.get('t/s')!r} is not llama-bench's ppN, tgN (@ dD)")
-        n = int(test["n"])
+        n = test["n"]  # its digits: _result reads them as a count
         fields = {"avg_ts": speed["value"], "n_depth": test["depth"] or 0,
                   "n_prompt": n if test["kind"] == "pp" else 0,
                   "n_gen": n if test["kind"] == "tg" else 0,
@@ -287,12 +340,12 @@ def _row(result: Result, registry: Registry, choices: Choices,
     if result.n_cpu_moe:
         row["cpu_moe"] = result.n_cpu_moe
     if result.build:
-        row["engine_version"] = result.build
+        row["engine_version"] = pack_text(str(result.build))
     if result.date:
-        row["date"] = result.date
+        row["date"] = pack_text(result.date)
     row["source"] = result.source
-    row["quote"] = result.quote
-    row["note"] = f"fitproof bench ingest of {result.where}"
+    row["quote"] = pack_text(result.quote)
+    row["note"] = f"fitproof bench ingest of {pack_text(result.where)}"
     return row, ""
 
 

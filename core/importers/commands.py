@@ -115,6 +115,7 @@ def bench_ingest(paths: list[str], registry: Registry, *, model: str | None = No
     import re
 
     from .bench import Choices, model_of, read_results, read_text, rows_of
+    from .config_file import file_uri
     from .hub import user_pack_folder_or_error
     from .serving_bench import is_serving_output, read_runs, serving_rows
     from .writer import check_text, write_pack
@@ -158,7 +159,7 @@ def bench_ingest(paths: list[str], registry: Registry, *, model: str | None = No
              "  Benchmark results ingested by fitproof bench ingest: each row the scenario of "
              "one",
              "  result, its build and date where the output states them.",
-             "source:"] + [f"  - {json.dumps(str(Path(p).resolve()))}" for p in paths] + \
+             "source:"] + [f"  - {json.dumps(file_uri(Path(p)))}" for p in paths] + \
         ["rows:"] + [f"  - {json.dumps(row, ensure_ascii=False)}" for row in rows]
     path = write_pack("\n".join(lines) + "\n", folder, pack_id, force=force)
     return path, pack_id, dict(left_out)

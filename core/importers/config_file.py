@@ -5,8 +5,11 @@ a pack file can hold."""
 from __future__ import annotations
 
 import json
+import os
+import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote_from_bytes
 
 from ..errors import InputError
 from ..pack_files import read_bounded
@@ -24,6 +27,25 @@ def _integer(text: str) -> int:
     if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
         raise _LongNumber(len(text.lstrip("-")))
     return int(text)
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def file_uri(path: Path) -> str:
+    """``path``, resolved, as the ``file:///`` URI a written pack's ``source`` names: every
+    byte of the file name but ASCII letters, digits, ``/`` and ``-._~`` percent-encoded
+    (``%1B`` for ESC, ``%C3%A9`` for é, ``%FF`` for a byte that is not UTF-8), so a name
+    with control characters or in no encoding gives a URI a pack can hold."""
+    return "file://" + quote_from_bytes(os.fsencode(path.resolve()), safe="/")
+
+
+def pack_text(text: str) -> str:
+    """``text`` (a file name, a line of a user's file) as one line a pack can hold: each
+    control character, line feed and tab written as its escape (``\\x1b``, ``\\n``),
+    each byte of a file name that is not UTF-8 as ``\\xff``; other text unchanged."""
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return _CONTROL.sub(lambda match: ascii(match.group())[1:-1], text)
 
 
 def read_input(path: Path, limit: int, what: str) -> bytes:

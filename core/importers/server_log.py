@@ -36,6 +36,7 @@ from typing import Any
 import attrs
 
 from ..errors import InputError
+from .config_file import file_uri
 
 _PREFIX = re.compile(r"\bslot\s+\w+: id\s+(?P<slot>\d+) \| task (?P<task>-?\d+) \|")
 _TIMING = re.compile(r"(?P<kind>prompt eval|eval) time =\s*(?P<ms>[0-9.]+) ms /\s*(?P<n>\d+) "
@@ -160,7 +161,7 @@ def _results(path: Path, request: _Request, setup: dict[str, str | None],
             skip = "a request whose token counts do not add up (a context shift?)"
     if skip is None and request.busy:
         skip = BUSY
-    source = path.resolve().as_uri()
+    source = file_uri(path)
     stated = {"source": source, "n_prompt": 0, "n_gen": 0, **setup}
     prefill = {**stated, "where": f"{path}:{p_line}", "quote": p_text, "n_prompt": evaluated,
                "n_depth": cached, "value": p_rate,

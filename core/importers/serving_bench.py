@@ -21,6 +21,7 @@ concurrency cap says so in the row's ``missing`` (``fitproof validate`` scores i
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,8 @@ from typing import Any
 import attrs
 
 from ..errors import InputError
-from .bench import json_objects
+from .bench import count_of, json_objects, number_of, shown
+from .config_file import file_uri, pack_text
 
 # the printed result block's labels -> the result file's keys
 _PRINTED = {
@@ -63,7 +65,7 @@ def is_serving_output(text: str) -> bool:
 
 
 def read_runs(path: Path, text: str) -> list[ServingRun]:
-    source = path.resolve().as_uri()
+    source = file_uri(path)
     if "Serving Benchmark Result" in text:
         return [_printed(path, source, text)]
     runs = []
@@ -101,7 +103,7 @@ def _server(run: ServingRun, gpus: int) -> tuple[int, dict[str, Any], str]:
                          f"{tp}")
     extra: dict[str, Any] = {}
     if server.get("version"):
-        extra["engine_version"] = str(server["version"])
+        extra["engine_version"] = pack_text(str(server["version"]))
     if server.get("speculative_algorithm"):
         extra["tuned"] = True
     said = ", ".join(f"{k} {server[k]}" for k in ("tp_size", "dtype", "quantization",
@@ -112,8 +114,8 @@ def _server(run: ServingRun, gpus: int) -> tuple[int, dict[str, Any], str]:
 def _int(run: ServingRun, value: Any) -> int | None:
     if value in (None, ""):
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InputError(f"{run.where}: server_info has {value!r} where a count belongs")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 4096:
+        raise InputError(f"{run.where}: server_info has {shown(value)} where a count belongs")
     return value
 
 
@@ -138,21 +140,45 @@ def _printed(path: Path, source: str, text: str) -> ServingRun:
 
 
 def _number(run: ServingRun, key: str) -> float | None:
+    """The number the run states under ``key`` (None where it states none): never a
+    boolean read as 1, never infinite or NaN, never below 0."""
     value = run.fields.get(key)
-    if value in (None, "", "None"):
+    if value is None or value in ("", "None"):
         return None
     try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{run.where}: {key} {value!r} is not a number") from None
+        number = number_of(value)
+    except ValueError as exc:
+        raise InputError(f"{run.where}: {key} {shown(value)} {exc}") from None
+    if not math.isfinite(number) or number < 0:
+        raise InputError(f"{run.where}: {key} {shown(value)} is not a finite number of 0 or "
+                         "more")
+    return number
+
+
+def _count(run: ServingRun, key: str, what: str) -> int | None:
+    """The count of ``what`` the run states under ``key`` (None where it states none): a
+    whole number from 0 to bench.MAX_COUNT."""
+    value = run.fields.get(key)
+    if value is None or value in ("", "None"):
+        return None
+    try:
+        number_of(value)
+    except ValueError as exc:
+        raise InputError(f"{run.where}: {key} {shown(value)} {exc}") from None
+    try:
+        return count_of(value)
+    except ValueError:
+        raise InputError(f"{run.where}: {key} {shown(value)} is not a number of {what}") \
+            from None
 
 
 def serving_rows(run: ServingRun, *, model: str, hardware: str, quant: str, engine: str,
                  gpus: int) -> list[dict[str, Any]]:
     """The run's rows (its mean TTFT, mean TPOT and output throughput) in the scenario the
     command line names."""
-    completed = _number(run, "completed")
-    tokens_in, tokens_out = _number(run, "total_input_tokens"), _number(run, "total_output_tokens")
+    completed = _count(run, "completed", "requests")
+    tokens_in = _count(run, "total_input_tokens", "tokens")
+    tokens_out = _count(run, "total_output_tokens", "tokens")
     if not completed or tokens_in is None or tokens_out is None:
         raise InputError(f"{run.where}: the run states no completed requests and token totals")
     prompt, generate = round(tokens_in / completed), round(tokens_out / completed)
@@ -161,10 +187,10 @@ def serving_rows(run: ServingRun, *, model: str, hardware: str, quant: str, engi
     if run.server and asked and run.fields.get("dataset_name") == "random":
         said += (f"; asked for {asked} in and {run.fields.get('random_output_len')} out "
                  f"(random_range_ratio {run.fields.get('random_range_ratio')})")
-    concurrency = _number(run, "max_concurrency")
-    requests = _number(run, "num_prompts") or completed
+    concurrency = _count(run, "max_concurrency", "requests")
+    requests = _count(run, "num_prompts", "requests") or completed
     rate = run.fields.get("request_rate")
-    burst = str(rate).lower() in ("inf", "infinity")
+    burst = not isinstance(rate, bool) and str(rate).lower() in ("inf", "infinity")
     missing = [] if concurrency or burst else ["the concurrency"]
     base: dict[str, Any] = {"model": model, "hardware": hardware, "quant": quant,
                             "engine": engine, "context": prompt + generate, "prompt": prompt,
@@ -176,8 +202,8 @@ def serving_rows(run: ServingRun, *, model: str, hardware: str, quant: str, engi
     base["requests"] = int(requests)
     if burst:
         base["request_rate"] = "inf"
-    elif rate not in (None, "", "None"):
-        base["request_rate"] = float(rate)
+    elif (stated := _number(run, "request_rate")) is not None:
+        base["request_rate"] = stated
     date = str(run.fields.get("date") or "")
     if re.fullmatch(r"\d{8}-\d{6}", date):
         base["date"] = f"{date[:4]}-{date[4:6]}-{date[6:8]}"
@@ -191,10 +217,10 @@ def serving_rows(run: ServingRun, *, model: str, hardware: str, quant: str, engi
         if value is None:
             continue
         row = {**base, "metric": metric, "value": value, "source": run.source,
-               "quote": run.quotes.get(key, key),
-               "note": f"fitproof bench ingest of {run.where}; lengths are the means of "
-                       f"{int(tokens_in)} and {int(tokens_out)} tokens over "
-                       f"{int(completed)} requests{said}"}
+               "quote": pack_text(run.quotes.get(key, key)),
+               "note": pack_text(f"fitproof bench ingest of {run.where}; lengths are the "
+                                 f"means of {tokens_in} and {tokens_out} tokens over "
+                                 f"{completed} requests{said}")}
         if missing:
             row["missing"] = missing
         rows.append(row)

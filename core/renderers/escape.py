@@ -119,3 +119,11 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 def terminal(text: str) -> str:
     """Text for a terminal: every control character removed, line feeds and tabs kept."""
     return _CONTROL.sub("", text)
+
+
+def terminal_field(text: str) -> str:
+    """A pack's word (a name, a file path) for one field of a terminal line: its line
+    breaks written as escapes (``\\n``), so a folder name cannot forge a line of its own,
+    and its control characters removed."""
+    return _LINE_BREAKS.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"),
+                            terminal(text))

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..derivation import Derivation, latex_number
 from ..numbers import format_number
-from .escape import latex_math, markdown, markdown_code
+from .escape import latex, latex_math, markdown, markdown_code
 
 _WIDTH = 100
 
@@ -159,16 +159,28 @@ def render_latex(root: Derivation) -> str:
     rows: list[str] = []
     seen: set[str] = set()
 
+    def parts(d: Derivation) -> tuple[str, str, str]:
+        name = r"\mathrm{" + latex_math(d.name) + "}"
+        unit = "" if d.unit in ("1", "") else r"\ \mathrm{" + latex_math(d.unit) + "}"
+        value = latex_number(d.value) if d.value is not None else "?"
+        return name, unit, value
+
     def emit(d: Derivation) -> None:
         if d.name in seen or d.kind != "formula":
             return
         seen.add(d.name)
-        name = r"\mathrm{" + latex_math(d.name) + "}"
-        unit = "" if d.unit in ("1", "") else r"\ \mathrm{" + latex_math(d.unit) + "}"
-        value = latex_number(d.value) if d.value is not None else "?"
-        rows.append(f"{name} &= {d.latex()} \\\\\n  &= {d.latex_substituted()} = {value}{unit}")
+        name, unit, value = parts(d)
+        # a definition that replaced others (a pack's override: true) says where it stands
+        # and what it replaced
+        where = "" if not d.replaced else r" \quad \text{" + latex(str(d.at)) + "".join(
+            "; replaces " + latex(old) for old in d.replaced) + "}"
+        rows.append(f"{name} &= {d.latex()} \\\\\n  &= {d.latex_substituted()} = "
+                    f"{value}{unit}{where}")
         for child in d.inputs:
             emit(child)
 
+    if root.kind != "formula":  # a pack figure or an input: its value and where it stands
+        name, unit, value = parts(root)
+        rows.append(f"{name} &= {value}{unit} \\quad \\text{{" + latex(str(root.at)) + "}")
     emit(root)
     return "\\begin{align*}\n  " + " \\\\\n  ".join(rows) + "\n\\end{align*}\n"

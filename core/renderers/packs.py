@@ -8,6 +8,7 @@ from typing import Any
 import attrs
 
 from ..views import LoadedPack, PacksView, PackView, ValidationReport
+from .escape import terminal_field
 
 
 def pack_summary(pack: LoadedPack) -> dict[str, Any]:
@@ -22,7 +23,7 @@ def packs_json(view: PacksView) -> list[dict[str, Any]]:
 
 def render_list(view: PacksView) -> str:
     packs = view.packs
-    rows = [(p.kind, p.id, p.name, p.path) for p in packs]
+    rows = [(p.kind, p.id, terminal_field(p.name), terminal_field(p.path)) for p in packs]
     widths = [max(len(r[i]) for r in rows) if rows else 0 for i in range(3)]
     lines = [f"{k:<{widths[0]}}  {i:<{widths[1]}}  {n:<{widths[2]}}  {s}" for k, i, n, s in rows]
     lines.append(f"{len(packs)} pack{'s' if len(packs) != 1 else ''}")
@@ -42,7 +43,7 @@ def precedence(pack: LoadedPack) -> list[str]:
         return [f"  wins:   the only {pack.kind} pack with id {pack.id!r}"]
     lines = []
     for old in reversed(pack.replaces):  # the most recently replaced first
-        lines.append(f"  overrides: {old.path} (from {old.origin})")
+        lines.append(f"  overrides: {terminal_field(old.path)} (from {old.origin})")
     lines.append(f"  wins:   declares 'override: true' (line {pack.override_line}) and loads "
                  "after the packs it replaces")
     return lines
@@ -51,7 +52,7 @@ def precedence(pack: LoadedPack) -> list[str]:
 def render_show(view: PackView) -> str:
     pack = view.pack
     lines = [f"{pack.kind} {pack.id}: {pack.name}",
-             f"  file:   {pack.path}",
+             f"  file:   {terminal_field(pack.path)}",
              f"  from:   {pack.origin}",
              *precedence(pack)]
     obj = pack.obj
@@ -97,7 +98,7 @@ def render_validation(report: ValidationReport) -> str:
         if result.problems:
             lines.extend(str(p) for p in result.problems)
         elif result.path not in faulted:
-            lines.append(f"{result.path}: ok ({result.kind} {result.id})")
+            lines.append(f"{terminal_field(result.path)}: ok ({result.kind} {result.id})")
     for problem in report.context:
         lines.append(f"{problem}")
     for warning in report.warnings:
