@@ -141,7 +141,9 @@ def test_a_checkpoint_format_naming_no_format(tmp_path):
     text = (Path(__file__).parent.parent / "packs" / "models" / "gpt-oss-20b.yaml").read_text()
     write_pack(tmp_path, "gpt-oss-20b-copy.yaml", text.replace("checkpoint_format: MXFP4",
                                                           "checkpoint_format: MXFP5")
-               .replace("id: gpt-oss-20b", "id: gpt-oss-20b-copy").replace('aliases: ["gpt-oss 20b"]', ""))
+               .replace("id: gpt-oss-20b", "id: gpt-oss-20b-copy").replace('aliases: ["gpt-oss 20b"]', "")
+               # a second pack may not claim the model's repository (a name it answers to)
+               .replace("hf_repo: openai/gpt-oss-20b", "hf_repo: someone/gpt-oss-20b-copy"))
     with pytest.raises(fitproof.PackError) as caught:
         fitproof.load_registry([tmp_path], plugins=False, use_cache=False)
     line = text.splitlines().index("checkpoint_format: MXFP4") + 1

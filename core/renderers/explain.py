@@ -170,12 +170,8 @@ def render_latex(root: Derivation) -> str:
             return
         seen.add(d.name)
         name, unit, value = parts(d)
-        # a definition that replaced others (a pack's override: true) says where it stands
-        # and what it replaced
-        where = "" if not d.replaced else r" \quad \text{" + latex(str(d.at)) + "".join(
-            "; replaces " + latex(old) for old in d.replaced) + "}"
         rows.append(f"{name} &= {d.latex()} \\\\\n  &= {d.latex_substituted()} = "
-                    f"{value}{unit}{where}")
+                    f"{value}{unit}")
         for child in d.inputs:
             emit(child)
 
