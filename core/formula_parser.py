@@ -13,6 +13,7 @@ or sympy expressions (``symbolic.py``); pack text never reaches eval, exec or sy
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import warnings
 from collections.abc import Iterator
@@ -146,6 +147,14 @@ def parse_formula(text: str) -> Formula:
     """Parse formula ``text``; raise :class:`FormulaSyntaxError` if it is not allowed."""
     if not isinstance(text, str):
         raise FormulaSyntaxError("a formula must be text")
+    return _parse_text(text)
+
+
+@functools.lru_cache(maxsize=8192)
+def _parse_text(text: str) -> Formula:
+    """:func:`parse_formula` of a string, remembered: a formula is a frozen value of its
+    text, and a process that links packs twice (a program using the API, a test suite)
+    parses each text once. A rejected text is not remembered; it raises each time."""
     if len(text) > MAX_FORMULA_CHARS:
         raise FormulaSyntaxError(f"formula is {len(text):,} characters long; "
                                  f"the limit is {MAX_FORMULA_CHARS}")

@@ -12,6 +12,7 @@ import dataclasses
 from .checks import check_scenarios, cross_check
 from .errors import InputError, PackError, Problem
 from .formats import Formats
+from .graph import FormulaGraph
 from .overrides import consented, unconsented_problems
 from .loader import (CACHE_ENTRIES, cache_entry, cache_file, cached_document, load_pack,
                      read_cache, write_cache)
@@ -121,21 +122,37 @@ def _plugin_problems(problems: Sequence[Problem], origin_of: dict[str, str],
     return result
 
 
+# Pack sets this process has linked (their checks passed, their graph built), by the
+# packs' paths, origins and objects: the packs are frozen values, so the same objects link
+# to the same graph. Each load still builds its own Registry (its caches, its formats).
+_LINKED: dict[tuple[tuple[str, str, int], ...],
+              tuple[tuple[LoadedPack, ...], list[LoadedPack], str | None, FormulaGraph]] = {}
+LINKED_ENTRIES = 32
+
+
 def link(loaded: Sequence[LoadedPack], warnings: Sequence[str] = (), *,
          allow_override: bool = True) -> Registry:
     """Cross-check loaded packs and build their formula graph; raise on any problem.
     Without ``allow_override``, a built-in pack or formula that a pack the user did not
     name replaces is a problem (core/overrides.py)."""
-    loaded, problems = _resolve_overrides(loaded)
-    problems += cross_check(loaded)
-    if problems:  # linking broken packs would only add follow-on errors
-        raise PackError(problems)
-    profile = default_profile(loaded)
-    graph, graph_problems = profile_graph(loaded, profile)
-    problems = graph_problems + check_scenarios(loaded) + check_questions(loaded, graph)
-    if problems:
-        raise PackError(problems)
-    registry = Registry(loaded, graph, warnings, profile)
+    key = tuple((pack.path, pack.origin, id(pack.obj)) for pack in loaded)
+    linked = _LINKED.get(key)
+    if linked is None:
+        resolved, problems = _resolve_overrides(loaded)
+        problems += cross_check(resolved)
+        if problems:  # linking broken packs would only add follow-on errors
+            raise PackError(problems)
+        profile = default_profile(resolved)
+        graph, graph_problems = profile_graph(resolved, profile)
+        problems = graph_problems + check_scenarios(resolved) + check_questions(resolved, graph)
+        if problems:
+            raise PackError(problems)
+        # the entry holds the packs themselves, so no id in its key can name another object
+        linked = _LINKED[key] = (tuple(loaded), resolved, profile, graph)
+        while len(_LINKED) > LINKED_ENTRIES:
+            del _LINKED[next(iter(_LINKED))]
+    _, resolved, profile, graph = linked
+    registry = Registry(resolved, graph, warnings, profile)
     if not allow_override:
         problems = unconsented_problems(registry.overrides)
         if problems:
@@ -143,9 +160,23 @@ def link(loaded: Sequence[LoadedPack], warnings: Sequence[str] = (), *,
     return registry
 
 
+# Packs this process has structured, by (path, origin, digest of their bytes): a second
+# load in one process (a program using the API, a test suite) reads and hashes the files
+# but neither parses the cache again nor structures them. A pack is the same frozen value
+# for the same bytes at the same path from the same origin; bounded, oldest first out.
+_STRUCTURED: dict[tuple[str, str, str], LoadedPack] = {}
+STRUCTURED_ENTRIES = 20_000
+
+
 def load_sources(sources: Sequence[PackSource], use_cache: bool = True,
                   ) -> tuple[list[LoadedPack], list[Problem]]:
-    path = cache_file() if use_cache else None
+    keys = [(source.path, source.origin, source.digest) for source in sources]
+    known = sum(key in _STRUCTURED for key in keys) if use_cache else 0
+    if known == len(keys) and use_cache:
+        return [_STRUCTURED[key] for key in keys], []
+    # a process that has structured most of these packs reads the few others from their
+    # files rather than parse (and rewrite) the whole cache for them
+    path = cache_file() if use_cache and known < len(keys) // 2 else None
     header, entries = read_cache(path)
     fresh: dict[str, Any] = {}
     loaded: list[LoadedPack] = []
@@ -153,6 +184,10 @@ def load_sources(sources: Sequence[PackSource], use_cache: bool = True,
     changed = False
     for source in sources:
         digest = source.digest
+        known_pack = _STRUCTURED.get((source.path, source.origin, digest)) if use_cache else None
+        if known_pack is not None:
+            loaded.append(known_pack)
+            continue
         cached = entries.get(digest)
         if cached is not None and cached_document(source, cached) is None:
             cached = None  # not the shape this version writes: read the file
@@ -173,12 +208,20 @@ def load_sources(sources: Sequence[PackSource], use_cache: bool = True,
         fresh[digest] = cached or cache_entry(document)
         loaded.append(LoadedPack(obj.kind, obj.id, _display_name(obj), source.path,
                                  source.origin, obj))
+        _remember((source.path, source.origin, digest), loaded[-1])
     if path is not None and changed:
         # this run's packs first, then those of earlier runs (other --pack-dir sets), so
         # that alternating between pack sets does not evict each other; bounded
         kept = {**fresh, **{d: e for d, e in entries.items() if d not in fresh}}
         write_cache(path, header, dict(list(kept.items())[:CACHE_ENTRIES]))
     return loaded, problems
+
+
+def _remember(key: tuple[str, str, str], pack: LoadedPack) -> None:
+    _STRUCTURED.pop(key, None)
+    _STRUCTURED[key] = pack
+    while len(_STRUCTURED) > STRUCTURED_ENTRIES:
+        del _STRUCTURED[next(iter(_STRUCTURED))]
 
 
 def _display_name(obj: Any) -> str:

@@ -7,6 +7,7 @@ per-file checks (the id equals the file name). Cross-pack checks live in registr
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -63,10 +64,42 @@ def cached_document(source: PackSource, cached: Any) -> YamlDocument | None:
         data, lines = cached["data"], cached["lines"]
         if not isinstance(data, dict):
             return None
-        table = {tuple(path): int(line) for path, line in lines}
-    except (KeyError, TypeError, ValueError):
+        if not isinstance(lines, list):
+            return None
+    except (KeyError, TypeError):
         return None
-    return YamlDocument(source.path, data, table)
+    return YamlDocument(source.path, data, CachedLines(lines))
+
+
+class CachedLines(Mapping[tuple[str | int, ...], int]):
+    """A cache entry's line table, turned into a dict only when a line is first looked up:
+    most packs of a load are never asked for a line, and building every table was a third
+    of a warm load. An entry of the wrong shape reads as no lines (line 1), never an error."""
+
+    def __init__(self, pairs: list[Any]) -> None:
+        self._pairs: list[Any] | None = pairs
+        self._table: dict[tuple[str | int, ...], int] = {}
+
+    def _built(self) -> dict[tuple[str | int, ...], int]:
+        if self._pairs is not None:
+            try:
+                self._table = {tuple(path): int(line) for path, line in self._pairs}
+            except (TypeError, ValueError):
+                self._table = {}
+            self._pairs = None
+        return self._table
+
+    def __getitem__(self, key: tuple[str | int, ...]) -> int:
+        return self._built()[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._built()
+
+    def __iter__(self) -> Iterator[tuple[str | int, ...]]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
 
 
 # -- cache ----------------------------------------------------------------------------------

@@ -32,6 +32,34 @@ os.environ["HF_ENDPOINT"] = "http://127.0.0.1:9"
 os.environ.pop("FITPROOF_PACK_PATH", None)
 
 
+# The layers of the suite (markers, declared in pyproject.toml). A bare `pytest` runs the
+# fast layer: every test not marked with one of LEFT_OUT. `pytest --full` (README's test
+# command, which CI runs) runs everything; `-m EXPR` picks layers itself, e.g. `-m node`.
+LEFT_OUT = ("slow", "browser", "node", "latex")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--full", action="store_true",
+                     help="run every layer of the suite: also the tests marked "
+                          + ", ".join(LEFT_OUT) + " (CI runs this)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--full") or config.option.markexpr:
+        # the layered tests first: a worker starts the long ones (the speed fit) at once,
+        # and the fast files fill the other worker meanwhile (a stable sort keeps order)
+        items.sort(key=lambda item: not any(item.get_closest_marker(name)
+                                            for name in LEFT_OUT))
+        return
+    kept, left = [], []
+    for item in items:
+        layered = any(item.get_closest_marker(name) for name in LEFT_OUT)
+        (left if layered else kept).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_environment():
     """Give the developer's environment back, and remove the private cache, at the end."""

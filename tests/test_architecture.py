@@ -44,7 +44,7 @@ ALLOWED = {
     "machine": {"errors", "estimate_view", "registry", "specs", "validation", "views"},
     "machine_estimate": {"errors", "estimate_view", "estimation", "launch", "machine", "registry",
                          "scenario", "views"},
-    "linking": {"checks", "errors", "formats", "loader", "overrides", "pack_files", "plugins",
+    "linking": {"checks", "errors", "formats", "graph", "loader", "overrides", "pack_files", "plugins",
                 "profiles", "questions", "registry", "views"},
     "loader": {"cache_paths", "errors", "pack_files", "specs", "validation", "version",
                "yaml_reader"},

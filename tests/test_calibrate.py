@@ -12,6 +12,8 @@ import pytest
 import fitproof
 from fitproof.cli import main
 
+pytestmark = pytest.mark.slow
+
 BENCH = Path(__file__).resolve().parent / "data" / "bench"
 SCENARIO = dict(model="qwen2.5-7b-instruct", hardware="rtx-4080", quant="Q4_K_M")
 

@@ -248,6 +248,7 @@ def test_packs_validate(capsys, tmp_path):
                                 "1 pack file checked: all valid"]
 
 
+@pytest.mark.slow
 def test_packs_validate_the_shipped_packs(capsys):
     from importlib.resources import files
 

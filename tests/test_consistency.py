@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 
 from .conftest import REPO
 
+pytestmark = pytest.mark.slow
+
 _spec = importlib.util.spec_from_file_location("consistency", REPO / "benchmarks" / "consistency.py")
 assert _spec is not None and _spec.loader is not None
 consistency = importlib.util.module_from_spec(_spec)

@@ -10,7 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .conftest import REPO
+
+pytestmark = pytest.mark.slow
 
 SECTION = "## Add an accelerator in five minutes"
 

@@ -13,6 +13,8 @@ import pytest
 
 from .conftest import REPO
 
+pytestmark = pytest.mark.slow
+
 EXAMPLE = REPO / "examples" / "fitproof-example-pack"
 DISTRIBUTION = "fitproof-example-pack"
 

@@ -13,6 +13,8 @@ from fitproof.importers import gguf_remote
 from .hub_server import Repo, serving
 from .test_gguf_import import build
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def hub_endpoint(monkeypatch):

@@ -17,6 +17,8 @@ from fitproof.report import Cell, build_report, report_view
 from .golden.seed_pages import Shown, load_seed_pages
 from .test_golden_seed_pages import shown_text
 
+pytestmark = pytest.mark.golden
+
 PAGES = load_seed_pages()
 STEMS = sorted(PAGES)
 LOCALISED = [s for s in STEMS if PAGES[s].breakdown is not None]

@@ -16,6 +16,8 @@ from fitproof.renderers.display import display_number
 
 from .golden.seed_pages import Shown, load_seed_pages
 
+pytestmark = pytest.mark.golden
+
 PAGES = load_seed_pages()
 TABLE_PAGES = [stem for stem, page in PAGES.items() if page.compat_table is not None]
 

@@ -35,6 +35,8 @@ from fitproof.cli import main
 
 from .conftest import watchdog
 
+pytestmark = pytest.mark.slow
+
 HOSTILE = Path(__file__).parent / "hostile"
 # the manifest is the corpus's own file, not pack text
 CASES = yaml.safe_load((HOSTILE / "cases.yaml").read_text(encoding="utf-8"))["cases"]

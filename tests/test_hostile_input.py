@@ -390,6 +390,7 @@ def test_a_pack_path_that_leads_to_the_whole_file_system_stops_soon(monkeypatch,
         "folder is small: name the folder that holds the packs"]
 
 
+@pytest.mark.slow
 def test_the_walk_bound_counts_every_entry(tmp_path, capsys):
     # 3 folders of 6,700 files: 20,103 entries with the folders, past the bound of 20,000
     for index in range(3):

@@ -328,6 +328,7 @@ def _number(text: str) -> float:
     return float(re.sub(r"[\s\u202f\u00a0~]", "", text).replace(",", "."))
 
 
+@pytest.mark.browser
 def test_a_hostile_page_shows_its_numbers_in_a_browser(site, packs, capsys):
     """The configurator of the hostile hardware, in the hostile language (catalog messages
     with ``<!--`` and ``</script>``), computes the command line's numbers and runs none of

@@ -18,6 +18,8 @@ from fitproof import api
 
 from .hub_server import Repo, safetensors_file, serving
 
+pytestmark = pytest.mark.slow
+
 DATA = Path(__file__).resolve().parent / "data"
 GEMMA_CONFIG = (DATA / "unseen-configs" / "gemma-2-9b.json").read_bytes()
 QWEN2_MOE_CONFIG = (DATA / "unseen-configs" / "qwen2-57b-a14b.json").read_bytes()

@@ -11,6 +11,8 @@ from fitproof.cli import main
 
 from .conftest import require_tool
 
+pytestmark = pytest.mark.latex
+
 INSTALL = "apt-get install texlive-latex-base"
 DOCUMENT = ("\\documentclass{article}\n\\usepackage{amsmath}\n\\begin{document}\n%s"
             "\\end{document}\n")

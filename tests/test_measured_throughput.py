@@ -333,6 +333,7 @@ def test_decode_is_memory_bound_where_compute_is_unknown(measured):
         result.value("decode_memory_s") + result.value("decode_step_extra_s"))
 
 
+@pytest.mark.slow
 def test_prefill_is_known_for_every_accelerator_a_source_describes(measured):
     results = {hw: estimate(measured, "llama-3.1-8b-instruct", hw) for hw in measured.accelerators}
     unknown = {hw for hw, r in results.items() if r.value("prefill_tps") is None}

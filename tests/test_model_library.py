@@ -130,6 +130,7 @@ def test_hybrid_mamba_state(registry):
         23 * (64 * 64 * 128 + conv * 3) * 4 / 2**30)
 
 
+@pytest.mark.slow
 def test_params_total_and_active_in_estimate_json(registry):
     for model in registry.models:
         data = fitproof.estimate(model, "h200-141gb-sxm", registry=registry).to_dict()

@@ -9,9 +9,13 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from fitproof.loader import CACHE_ENV
 
 from .conftest import REPO
+
+pytestmark = pytest.mark.slow
 
 SCHEMA = """{"$schema": "https://json-schema.org/draft/2020-12/schema",
  "$id": "https://fitproof.dev/schemas/benchmark_suite.schema.json",

@@ -17,6 +17,8 @@ import fitproof
 from fitproof.cli import main
 from fitproof.own_output import _HEADER, _TEMP, MARKER, SiteFolder, _temp_name, write_file
 
+pytestmark = pytest.mark.slow
+
 SITE = ["site", "--no-plugins", "--models", "qwen3-8b", "--on", "rtx-4090", "--lang", "en"]
 # en: one configurator, the two indexes, the model's and the accelerator's pages; the root
 # index and the site map

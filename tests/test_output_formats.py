@@ -13,6 +13,8 @@ from fitproof import api
 from fitproof.errors import InputError
 from fitproof.formats import VIEW_KINDS, OutputFormat, RenderOptions
 
+pytestmark = pytest.mark.slow
+
 
 class CsvPlugin:
     @fitproof.hookimpl

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 COMMANDS = {
     "estimate": ["estimate"],
     "estimate, full path": ["estimate", "--strict"],  # --strict skips the snapshot

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 
 def _estimate(cache: Path, cwd: Path) -> subprocess.CompletedProcess:
     # --strict takes the full path (the snapshot is not used), which reads the pack cache

@@ -6,6 +6,8 @@ import pytest
 
 from .conftest import REPO
 
+pytestmark = pytest.mark.slow
+
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
 

@@ -14,6 +14,8 @@ from fitproof.cli import main
 
 from .conftest import write_pack
 
+pytestmark = pytest.mark.slow
+
 SCENARIO = ["llama-3.1-8b", "--on", "rtx-4090", "--no-plugins"]
 
 LEAN = """\

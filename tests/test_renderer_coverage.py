@@ -615,7 +615,7 @@ def test_packs_show_names_what_an_override_replaced(tmp_path):
 
     text = (REPO / "packs/hardware/rtx-4090.yaml").read_text(encoding="utf-8")
     (tmp_path / "rtx-4090.yaml").write_text("override: true\n" + text, encoding="utf-8")
-    registry = fitproof.load_registry([tmp_path], plugins=False, use_cache=False)
+    registry = fitproof.load_registry([tmp_path], plugins=False)
     view = api.pack(registry, "rtx-4090")
     lines = packs.render_show(view).splitlines()
     assert lines[3] == "  overrides: packs/hardware/rtx-4090.yaml (from fitproof)"

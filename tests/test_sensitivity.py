@@ -13,6 +13,8 @@ from fitproof.cli import main
 
 from .conftest import REPO
 
+pytestmark = pytest.mark.slow
+
 
 def cli(capsys, *argv: str) -> tuple[int, str, str]:
     code = main(["--no-plugins", *argv])

@@ -181,6 +181,7 @@ def test_every_serving_row_states_what_it_quotes(measured):
     assert len(sources) >= 10
 
 
+@pytest.mark.slow
 def test_the_serving_constants_are_the_fit_of_the_shipped_rows():
     done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "fit_serving.py"),
                            "--check"], capture_output=True, text=True, timeout=600, cwd=REPO)
@@ -220,6 +221,7 @@ def _solve(capsys, *argv):
     return json.loads(out)
 
 
+@pytest.mark.slow
 def test_capacity_is_checked_by_estimate_at_the_answer_and_one_step_beyond(measured, capsys):
     answer = _solve(capsys, *CAPACITY)
     scenario = answer["scenario"]

@@ -19,6 +19,8 @@ from fitproof.rounding import round_scalar
 
 from .conftest import REPO, require_tool
 
+pytestmark = pytest.mark.browser
+
 BROWSER_HINT = "apt-get install chromium chromium-driver (Debian), and pip install selenium"
 ARTIFACTS = Path(os.environ.get("FITPROOF_ARTIFACTS", REPO / "test-artifacts"))
 MODELS, HARDWARE = ["llama-3.1-8b", "qwen3.5-35b-a3b"], ["rtx-4090", "rtx-3090", "a100-80gb-sxm"]

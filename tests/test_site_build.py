@@ -14,6 +14,8 @@ import pytest
 
 import fitproof
 
+pytestmark = pytest.mark.slow
+
 MODELS = ["llama-3.1-8b", "qwen3.5-35b-a3b", "gpt-oss-20b"]
 HARDWARE = ["rtx-4090", "a100-80gb-sxm", "apple-m2-ultra-76c-192gb"]
 

@@ -23,6 +23,8 @@ from fitproof.snapshot_estimate import SnapshotModel
 
 from .conftest import require_tool
 
+pytestmark = pytest.mark.node
+
 HERE = Path(__file__).resolve().parent
 NODE_HINT = "apt-get install nodejs, or from https://nodejs.org"
 

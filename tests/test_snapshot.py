@@ -22,6 +22,8 @@ from fitproof.snapshot_build import build_snapshot
 from fitproof.snapshot_estimate import SnapshotModel, estimate_from_snapshot
 from fitproof.views import SELECTORS
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parent.parent
 HEAVY = ("numpy", "sympy", "jsonschema", "yaml", "cattrs", "attrs", "attr", "pluggy", "scipy")
 

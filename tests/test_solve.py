@@ -140,6 +140,7 @@ def test_best_quant_of_a_small_model_is_the_largest_format(capsys):
     assert answer["value"] in ("BF16", "F16")
 
 
+@pytest.mark.slow
 def test_cheapest_purchase_reaches_the_speed_and_the_next_cheaper_does_not(capsys):
     answer = solve(capsys, "cheapest", "llama-3.1-70b", "--min-decode", "20")
     at = answer["scenario"]
@@ -156,6 +157,7 @@ def test_cheapest_purchase_reaches_the_speed_and_the_next_cheaper_does_not(capsy
         cheaper["quantities"]["decode_tps"]["value"] < 20
 
 
+@pytest.mark.slow
 def test_cheapest_rental(capsys):
     answer = solve(capsys, "cheapest", "llama-3.1-70b", "--min-decode", "30", "--rent")
     assert answer["unit"] == "USD/hour" and answer["basis"] == "rent"
@@ -256,6 +258,7 @@ def test_search_is_cheap(capsys):
     assert answer["evaluated"] <= 2 + 32 * math.ceil(math.log(131072, 33))
 
 
+@pytest.mark.slow
 def test_hardware_without_a_datasheet_is_said_to_be_unverified(capsys):
     """A pack marked ``unverified: true`` (the seed's Mac Studio M4 Ultra, a product Apple
     never shipped) is flagged by estimate (both the full and the snapshot path) and report."""

@@ -12,6 +12,8 @@ import pytest
 
 import fitproof
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "fit_speed.py"
 

@@ -29,6 +29,7 @@ def sweep(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.mark.slow
 def test_every_combination_is_a_row_with_the_numbers_of_an_estimate(capsys, registry):
     code, out, err = sweep(capsys, "--quant", "Q4_K_M,MXFP4_MOE", "--context", "8K,32K",
                            "--batch", "1,4")

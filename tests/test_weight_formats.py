@@ -112,7 +112,7 @@ def test_a_format_naming_unknown_or_too_few_types(tmp_path, tensors, message):
             tensors: {tensors}
         """))
     with pytest.raises(fitproof.PackError) as caught:
-        fitproof.load_registry([tmp_path], plugins=False, use_cache=False)
+        fitproof.load_registry([tmp_path], plugins=False)
     assert [str(p).replace(f"{tmp_path}/", "") for p in caught.value.problems] == [f"q9.yaml:8: {message}"]
 
 
@@ -145,7 +145,7 @@ def test_a_checkpoint_format_naming_no_format(tmp_path):
                # a second pack may not claim the model's repository (a name it answers to)
                .replace("hf_repo: openai/gpt-oss-20b", "hf_repo: someone/gpt-oss-20b-copy"))
     with pytest.raises(fitproof.PackError) as caught:
-        fitproof.load_registry([tmp_path], plugins=False, use_cache=False)
+        fitproof.load_registry([tmp_path], plugins=False)
     line = text.splitlines().index("checkpoint_format: MXFP4") + 1
     assert [str(p).replace(f"{tmp_path}/", "") for p in caught.value.problems] == [
         f"gpt-oss-20b-copy.yaml:{line}: checkpoint_format: unknown format 'MXFP5'; "
