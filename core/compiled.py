@@ -14,8 +14,8 @@ from typing import Union
 import numpy as np
 from numpy.typing import NDArray
 
+from .formula_functions import FUNCTIONS
 from .formula_parser import Binary, BoolOp, Call, Compare, Cond, Node, Num, Ref, Unary
-from .rounding import round_half_away
 from .scalar import power
 
 FloatArray = NDArray[np.float64]
@@ -81,44 +81,11 @@ def _binary(op: str, a: Value, b: Value) -> FloatArray:
         return raised
 
 
-def _log(args: list[Value]) -> FloatArray:
-    with np.errstate(all="ignore"):
-        if len(args) == 1:
-            return np.log(args[0])
-        return np.log(args[0]) / np.log(args[1])
-
-
-def _coalesce(args: list[Value]) -> Value:
-    result = args[-1]
-    for value in reversed(args[:-1]):
-        result = np.where(np.isnan(value), result, value)
-    return result
-
-
 def _apply(func: str, args: list[Value]) -> Value:
+    """A function of the table (formula_functions.py) in its numpy form."""
     with np.errstate(all="ignore"):
-        if func == "min":
-            least: FloatArray = np.minimum.reduce(np.broadcast_arrays(*args))
-            return least
-        if func == "max":
-            greatest: FloatArray = np.maximum.reduce(np.broadcast_arrays(*args))
-            return greatest
-        if func == "floor":
-            return np.floor(args[0])
-        if func == "ceiling":
-            return np.ceil(args[0])
-        if func == "round":
-            rounded: Value = round_half_away(args[0], int(args[1]) if len(args) > 1 else 0)
-            return rounded
-        if func == "sqrt":
-            return np.sqrt(args[0])
-        if func == "abs":
-            return np.abs(args[0])
-        if func == "log":
-            return _log(args)
-        if func == "coalesce":
-            return _coalesce(args)
-    raise AssertionError(f"function {func} passed the parser but has no implementation")
+        result: Value = FUNCTIONS[func].array(np, args)
+    return result
 
 
 def compile_tree(node: Node) -> Compiled:

@@ -17,11 +17,10 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .formula_functions import FUNCTIONS
+
 _ARITHMETIC = {"+", "-", "*"}
 _RUNTIME_BINARY = {"/": "R.div", "//": "R.fdiv", "%": "R.mod", "**": "R.pow"}
-_RUNTIME_CALLS = {"min": "R.min", "max": "R.max", "floor": "R.floor", "ceiling": "R.ceil",
-                  "round": "R.round", "sqrt": "R.sqrt", "abs": "R.abs", "log": "R.log",
-                  "coalesce": "R.coalesce"}
 _COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
 
 
@@ -72,10 +71,24 @@ def js_expression(tree: list[Any]) -> str:
         return (f"R.cond({js_expression(tree[1])}, {js_expression(tree[2])}, "
                 f"{js_expression(tree[3])})")
     elif kind == "call":
-        if tree[1] in _RUNTIME_CALLS:
+        if tree[1] in FUNCTIONS:
             args = ", ".join(js_expression(a) for a in tree[2])
-            return f"{_RUNTIME_CALLS[tree[1]]}([{args}])"
+            return f"R.fn[{json.dumps(tree[1])}]([{args}])"
     raise UnknownNode(f"unknown formula node {tree[:2]!r}")
+
+
+# where the runtime (site_assets/fitproof-runtime.js) takes the table's functions
+FUNCTIONS_SLOT = "/* formula functions: formula_js.runtime_script */ null"
+
+
+def runtime_script(runtime: str) -> str:
+    """The site's runtime with the function table's JavaScript forms in its slot (``R.fn``):
+    what ``fitproof site`` writes as fitproof-runtime.js, so the browser calls the very
+    functions the table defines (core/formula_functions.py)."""
+    if runtime.count(FUNCTIONS_SLOT) != 1:
+        raise ValueError("the runtime has no single slot for the formula functions")
+    return runtime.replace(FUNCTIONS_SLOT, _object(
+        ((name, function.javascript) for name, function in FUNCTIONS.items()), "      "))
 
 
 def js_function(tree: list[Any]) -> str:

@@ -4,7 +4,7 @@ Formula text comes from packs, which are untrusted. It is parsed with :func:`ast
 (which only parses; nothing is executed) and every node is checked against a whitelist:
 numbers, names, one-level namespaced names (``model.hidden_size``), arithmetic,
 comparisons, ``and``/``or``/``not``, ``a if cond else b`` and the functions in
-:data:`FUNCTIONS`. Anything else — attribute chains, dunders, calls outside the list,
+:data:`~fitproof.formula_functions.FUNCTIONS`. Anything else — attribute chains, dunders, calls outside the list,
 lambdas, comprehensions, f-strings, subscripts, walrus, strings — is rejected with the
 column where it stands. The tree is then turned into numpy closures (``compiled.py``)
 or sympy expressions (``symbolic.py``); pack text never reaches eval, exec or sympify.
@@ -21,23 +21,13 @@ from typing import Any, Union, cast
 
 import attrs
 
+from .formula_functions import FUNCTIONS  # the table of functions: names, arities, forms
+
 MAX_FORMULA_CHARS = 2000
 MAX_DEPTH = 60
 MAX_LITERAL = 1e24
 MAX_ROUND_DIGITS = 12
 
-# name: (minimum arguments, maximum arguments or None for any number)
-FUNCTIONS: dict[str, tuple[int, int | None]] = {
-    "min": (2, None),
-    "max": (2, None),
-    "floor": (1, 1),
-    "ceiling": (1, 1),
-    "round": (1, 2),
-    "log": (1, 2),
-    "sqrt": (1, 1),
-    "abs": (1, 1),
-    "coalesce": (2, None),
-}
 _CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False}
 # the value no figure gives: a speed an engine cannot reach on a device, say (every
 # evaluator treats it as a missing figure: NaN, propagated and three-valued in logic)
@@ -278,7 +268,7 @@ class _Converter:
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             raise FormulaSyntaxError(f"{name}() takes plain positional arguments",
                                      node.col_offset + 1)
-        low, high = FUNCTIONS[name]
+        low, high = FUNCTIONS[name].least, FUNCTIONS[name].most
         count = len(node.args)
         if count < low or (high is not None and count > high):
             expected = f"{low}" if low == high else (f"at least {low}" if high is None

@@ -14,10 +14,10 @@ trees come from the formula parser and are rebuilt node by node.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .rounding import round_scalar
+from .formula_functions import FUNCTIONS, divide
 
 Env = Mapping[str, float]
 Scalar = Callable[[Env], float]
@@ -38,20 +38,11 @@ def finite(value: float) -> float:
     return NAN if value in (INF, -INF) else value
 
 
-def _divide(a: float, b: float) -> float:
-    try:
-        return a / b
-    except ZeroDivisionError:
-        if a != a or a == 0:
-            return NAN
-        return math.copysign(INF, a) * math.copysign(1.0, b)
-
-
 def _floor_divide(a: float, b: float) -> float:
     try:
         return a // b  # Python's rule, which numpy's floor_divide follows
     except ZeroDivisionError:
-        return _divide(a, b)
+        return divide(a, b)
 
 
 def _modulo(a: float, b: float) -> float:
@@ -81,7 +72,7 @@ def power(a: float, b: float) -> float:
 
 _BINARY: dict[str, Callable[[float, float], float]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "/": _divide, "//": _floor_divide, "%": _modulo, "**": power,
+    "/": divide, "//": _floor_divide, "%": _modulo, "**": power,
 }
 
 
@@ -117,45 +108,8 @@ def either(a: float, b: float) -> float:
     return NAN if a != a or b != b else 0.0
 
 
-def _log(value: float) -> float:
-    if value != value or value < 0:
-        return NAN
-    if value == 0:
-        return -INF
-    return math.log(value)
-
-
-def _least(values: list[float]) -> float:
-    return NAN if any(v != v for v in values) else min(values)
-
-
-def _greatest(values: list[float]) -> float:
-    return NAN if any(v != v for v in values) else max(values)
-
-
-def _rounded(values: list[float], step: Callable[[float], float]) -> float:
-    value = values[0]
-    return value if not math.isfinite(value) else float(step(value))
-
-
-def _coalesce(values: list[float]) -> float:
-    for value in values[:-1]:
-        if value == value:
-            return value
-    return values[-1]
-
-
-_CALLS: dict[str, Callable[[list[float]], float]] = {
-    "min": _least,
-    "max": _greatest,
-    "floor": lambda v: _rounded(v, math.floor),
-    "ceiling": lambda v: _rounded(v, math.ceil),
-    "round": lambda v: round_scalar(v[0], int(v[1]) if len(v) > 1 else 0),
-    "sqrt": lambda v: math.sqrt(v[0]) if v[0] >= 0 else NAN,
-    "abs": lambda v: abs(v[0]),
-    "log": lambda v: _log(v[0]) if len(v) == 1 else _divide(_log(v[0]), _log(v[1])),
-    "coalesce": _coalesce,
-}
+_CALLS: dict[str, Callable[[Sequence[float]], float]] = {
+    name: function.scalar for name, function in FUNCTIONS.items()}
 
 
 def _binary(op: str, left_data: list[Any], right_data: list[Any]) -> Scalar:

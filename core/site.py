@@ -34,10 +34,12 @@ from .registry import Registry
 from .renderers.escape import html_json
 from .renderers.i18n import Messages
 from .estimate_view import MeasuredRun, key_setup
+from .formula_js import runtime_script
 from .site_data import data_script, formulas_script, site_data
 from .version import __version__
 
-ASSETS = ("fitproof-site.css", "fitproof-runtime.js", "fitproof-page.js")
+RUNTIME_ASSET = "fitproof-runtime.js"
+ASSETS = ("fitproof-site.css", RUNTIME_ASSET, "fitproof-page.js")
 HARDWARE_FOLDER = "hardware"  # DIR/{lang}/hardware/: no model may take this id
 PAGE_MESSAGES = ("verdict.fits", "verdict.tight", "verdict.exceeds", "verdict.unknown")
 # pages a build writes without --yes: the shipped packs' whole site (18,053 pages, about
@@ -213,8 +215,10 @@ class _Builder:
         self.write("assets/data.js", data_script(self.data))
         self.write("assets/formulas.js", formulas_script(self.data))
         for name in ASSETS:
-            self.write(f"assets/{name}", files("fitproof").joinpath("site_assets", name)
-                       .read_text(encoding="utf-8"))
+            text = files("fitproof").joinpath("site_assets", name).read_text(encoding="utf-8")
+            # the runtime gets the function table's JavaScript forms (formula_functions.py)
+            self.write(f"assets/{name}",
+                       runtime_script(text) if name == RUNTIME_ASSET else text)
 
     def common(self, language: _Language, relative: str, title: str,
                crumbs: list[tuple[str, str]]) -> dict[str, Any]:

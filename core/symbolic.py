@@ -12,6 +12,7 @@ import sympy  # type: ignore[import-untyped]
 from sympy.printing.latex import LatexPrinter  # type: ignore[import-untyped]
 from sympy.printing.str import StrPrinter  # type: ignore[import-untyped]
 
+from .formula_functions import FUNCTIONS, SymbolicKit
 from .formula_parser import Binary, BoolOp, Call, Compare, Cond, Formula, Node, Num, Ref, Unary
 
 
@@ -39,9 +40,11 @@ class Coalesce(sympy.Function):  # type: ignore[misc]  # sympy ships no type inf
         return rf"\operatorname{{coalesce}}\left({args}\right)"
 
 
+# what the table's symbolic forms build with (formula_functions.py imports no sympy)
+_KIT = SymbolicKit(sympy, Round, Coalesce)
+
 _COMPARE = {"<": sympy.StrictLessThan, "<=": sympy.LessThan, ">": sympy.StrictGreaterThan,
             ">=": sympy.GreaterThan, "==": sympy.Eq, "!=": sympy.Ne}
-_FUNCS = {"floor": sympy.floor, "ceiling": sympy.ceiling, "sqrt": sympy.sqrt, "abs": sympy.Abs}
 
 
 def _truth(expr: sympy.Basic) -> sympy.Basic:
@@ -101,15 +104,7 @@ def to_sympy(node: Node) -> sympy.Basic:
                                (to_sympy(node.orelse), True), evaluate=False)
     if isinstance(node, Call):
         args = [to_sympy(a) for a in node.args]
-        if node.func == "round":
-            return Round(*args, evaluate=False)
-        if node.func == "coalesce":
-            return Coalesce(*args, evaluate=False)
-        if node.func in ("min", "max"):
-            return (sympy.Min if node.func == "min" else sympy.Max)(*args, evaluate=False)
-        if node.func == "log":
-            return sympy.log(*args, evaluate=False)
-        return _FUNCS[node.func](args[0], evaluate=False)
+        return FUNCTIONS[node.func].symbolic(_KIT, args)
     raise AssertionError(f"unknown node {node!r}")
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import fitproof
-from fitproof.formula_js import UnknownNode, js_expression
+from fitproof.formula_js import UnknownNode, js_expression, runtime_script
 from fitproof.site_data import data_script, formulas_script, site_data
 from fitproof.snapshot_estimate import SnapshotModel
 
@@ -37,7 +37,8 @@ def site(tmp_path_factory):
     (folder / "data.js").write_text(data_script(data), encoding="utf-8")
     (folder / "formulas.js").write_text(formulas_script(data), encoding="utf-8")
     runtime = files("fitproof").joinpath("site_assets", "fitproof-runtime.js")
-    (folder / "runtime.js").write_text(runtime.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "runtime.js").write_text(runtime_script(runtime.read_text(encoding="utf-8")),
+                                        encoding="utf-8")
     return registry, data, folder
 
 
@@ -250,7 +251,8 @@ def test_each_rule_of_the_python_scalars_holds_in_javascript(tree, values, expec
     python = compile_data(tree)(values)
     assert (math.isnan(python) and math.isnan(expected)) or python == expected
     node = require_tool("node", "nodejs", install=NODE_HINT)
-    runtime = files("fitproof").joinpath("site_assets", "fitproof-runtime.js").read_text(encoding="utf-8")
+    runtime = runtime_script(files("fitproof").joinpath("site_assets", "fitproof-runtime.js")
+                             .read_text(encoding="utf-8"))
     env = json.dumps({k: (None if math.isnan(v) else v) for k, v in values.items()})
     script = (runtime + f"\nvar e = {env}; for (var k in e) if (e[k] === null) e[k] = NaN;\n"
               f"var v = {js_expression(tree)};\n"
@@ -289,7 +291,8 @@ def test_pack_names_that_are_javascript_object_keys_evaluate_as_in_python(tmp_pa
     (folder / "data.js").write_text(data_script(data), encoding="utf-8")
     (folder / "formulas.js").write_text(formulas_script(data), encoding="utf-8")
     runtime = files("fitproof").joinpath("site_assets", "fitproof-runtime.js")
-    (folder / "runtime.js").write_text(runtime.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "runtime.js").write_text(runtime_script(runtime.read_text(encoding="utf-8")),
+                                        encoding="utf-8")
     scenario = SnapshotModel(data).resolve({"model": "llama-3.1-8b", "hardware": "rtx-4090"}, {})
     python = SnapshotModel(data).evaluate(scenario).quantities
     js = run_node(folder, [as_js(scenario)])[0]["quantities"]

@@ -2,8 +2,9 @@
  * evaluation of one scenario over the site's data (FitproofModel).
  *
  * R keeps the rules of core/scalar.py, so a formula gives the float Python gives: NaN is
- * unknown and stays unknown; a division by zero is an infinity; min/max of an unknown is
- * unknown; coalesce is the one fallback; round rounds ties away from zero (toFixed).
+ * unknown and stays unknown; a division by zero is an infinity. The functions formulas
+ * call (R.fn: min, max, coalesce, round…) are not written here: a site build fills R.fn's
+ * slot from the table in core/formula_functions.py (core/formula_js.py runtime_script).
  * FitproofModel follows core/snapshot_estimate.py: bind the scenario's pack values, then
  * compute every name in the snapshot's order (formulas, per-family variants, selections
  * over candidate lists, quantities of a selection's pick), then the first verdict rule
@@ -143,24 +144,10 @@
       if (t !== t) return NaN;
       return t === 1 ? body : orelse;
     },
-    min: function (v) {
-      for (var i = 0; i < v.length; i++) if (v[i] !== v[i]) return NaN;
-      return Math.min.apply(null, v);
-    },
-    max: function (v) {
-      for (var i = 0; i < v.length; i++) if (v[i] !== v[i]) return NaN;
-      return Math.max.apply(null, v);
-    },
-    floor: function (v) { return isFinite(v[0]) ? Math.floor(v[0]) : v[0]; },
-    ceil: function (v) { return isFinite(v[0]) ? Math.ceil(v[0]) : v[0]; },
-    round: function (v) { return roundScalar(v[0], v.length > 1 ? v[1] : 0); },
-    sqrt: function (v) { return v[0] >= 0 ? Math.sqrt(v[0]) : NaN; },
-    abs: function (v) { return Math.abs(v[0]); },
-    log: function (v) { return v.length === 1 ? log(v[0]) : log(v[0]) / log(v[1]); },
-    coalesce: function (v) {
-      for (var i = 0; i < v.length - 1; i++) if (v[i] === v[i]) return v[i];
-      return v[v.length - 1];
-    },
+    // the functions formulas call, one per row of core/formula_functions.py, written into
+    // this slot when a site is built (core/formula_js.py runtime_script)
+    fn: /* formula functions: formula_js.runtime_script */ null,
+    ln: log,
     roundScalar: roundScalar
   };
 
