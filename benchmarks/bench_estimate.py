@@ -187,7 +187,7 @@ def bench_sweep() -> None:
     with tempfile.TemporaryDirectory() as out:
         argv = [sys.executable, "-m", "fitproof", "sweep", "--no-plugins",
                 "--quant", "Q4_K_M,Q8_0,BF16,Q6_K", "--context", "4K,8K,32K,128K",
-                "--out", os.path.join(out, "sweep.csv")]
+                "--out", os.path.join(out, "sweep.csv"), "--force"]  # the second run replaces it
         seconds = min(_time(lambda: subprocess.run(argv, check=True, capture_output=True))
                       for _ in range(2))
         with open(os.path.join(out, "sweep.csv"), encoding="utf-8") as table:
