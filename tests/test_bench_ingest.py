@@ -471,3 +471,13 @@ def test_every_format_gives_rows_calibrate_fits_on(capsys, user_packs, name, fla
     assert yours, f"no row of {name} is among the rows calibrate fits on"
     assert all(s == source for rows in data.values()
                for s, user in zip(rows.source, rows.user) if user)
+
+
+def test_the_help_names_every_format_it_reads(capsys):
+    # each reader of core/importers (bench.py, server_log.py, serving_bench.py) is named
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for words in ("llama-bench outputs (json, jsonl, csv, markdown)", "llama-server logs",
+                  "vllm bench serve logs and result files", "SGLang bench_serving JSONL"):
+        assert words in text, words

@@ -323,9 +323,9 @@ def _bench_command(commands: Any, common: argparse.ArgumentParser) -> None:
     bench_commands = bench.add_subparsers(dest="bench_command", metavar="ACTION")
     ingest = bench_commands.add_parser(
         "ingest", parents=[common],
-        help="llama-bench outputs (-o json, jsonl, csv, or its markdown table) and vllm bench "
-             "serve logs and result files as measurement rows in your pack folder, each "
-             "printed beside its prediction")
+        help="llama-bench outputs (json, jsonl, csv, markdown), llama-server logs, vllm bench "
+             "serve logs and result files and SGLang bench_serving JSONL as measurement "
+             "rows in your pack folder, each printed beside its prediction")
     ingest.add_argument("paths", nargs="+", metavar="FILE")
     ingest.add_argument("--model", metavar="MODEL",
                         help="model id or alias (default: from the GGUF file's name)")
