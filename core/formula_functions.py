@@ -80,11 +80,20 @@ def _unknown_if_any(values: Sequence[float]) -> bool:
     return any(value != value for value in values)
 
 
-def _whole(step: Callable[[float], float]) -> Callable[[Sequence[float]], float]:
+def _whole_part(name: str, step: Callable[[float], float], short: str,
+                meaning: str) -> FormulaFunction:
+    """``floor`` or ``ceiling``: the one rule both keep, an infinity (or an unknown) is left
+    as it is. numpy and JavaScript name the ceiling ``ceil``, sympy ``ceiling``."""
     def scalar(values: Sequence[float]) -> float:
         value = values[0]
         return value if not math.isfinite(value) else float(step(value))
-    return scalar
+    return FormulaFunction(
+        name, 1, 1,
+        scalar=scalar,
+        array=lambda np, v: getattr(np, short)(v[0]),
+        symbolic=lambda kit, v: getattr(kit.sympy, name)(v[0], evaluate=False),
+        javascript=f"function (v) {{ return isFinite(v[0]) ? Math.{short}(v[0]) : v[0]; }}",
+        meaning=meaning)
 
 
 def _coalesce_scalar(values: Sequence[float]) -> float:
@@ -105,37 +114,25 @@ def _digits(values: Sequence[Any]) -> int:
     return int(values[1]) if len(values) > 1 else 0
 
 
-_JS_UNKNOWN_IF_ANY = "for (var i = 0; i < v.length; i++) if (v[i] !== v[i]) return NaN;"
+def _extreme(name: str, pick: Callable[[Sequence[float]], float], ufunc: str, sympy_name: str,
+             meaning: str) -> FormulaFunction:
+    """``min`` or ``max``: the one rule both keep, unknown if any argument is unknown (numpy's
+    ``minimum``/``maximum`` and JavaScript's NaN check keep it too)."""
+    return FormulaFunction(
+        name, 2, None,
+        scalar=lambda v: NAN if _unknown_if_any(v) else pick(v),
+        array=lambda np, v: getattr(np, ufunc).reduce(np.broadcast_arrays(*v)),
+        symbolic=lambda kit, v: getattr(kit.sympy, sympy_name)(*v, evaluate=False),
+        javascript=("function (v) { for (var i = 0; i < v.length; i++) if (v[i] !== v[i]) "
+                    f"return NaN; return Math.{name}.apply(null, v); }}"),
+        meaning=meaning)
+
 
 _ROWS = (
-    FormulaFunction(
-        "min", 2, None,
-        scalar=lambda v: NAN if _unknown_if_any(v) else min(v),
-        array=lambda np, v: np.minimum.reduce(np.broadcast_arrays(*v)),
-        symbolic=lambda kit, v: kit.sympy.Min(*v, evaluate=False),
-        javascript=f"function (v) {{ {_JS_UNKNOWN_IF_ANY} return Math.min.apply(null, v); }}",
-        meaning="the least of its arguments"),
-    FormulaFunction(
-        "max", 2, None,
-        scalar=lambda v: NAN if _unknown_if_any(v) else max(v),
-        array=lambda np, v: np.maximum.reduce(np.broadcast_arrays(*v)),
-        symbolic=lambda kit, v: kit.sympy.Max(*v, evaluate=False),
-        javascript=f"function (v) {{ {_JS_UNKNOWN_IF_ANY} return Math.max.apply(null, v); }}",
-        meaning="the greatest of its arguments"),
-    FormulaFunction(
-        "floor", 1, 1,
-        scalar=_whole(math.floor),
-        array=lambda np, v: np.floor(v[0]),
-        symbolic=lambda kit, v: kit.sympy.floor(v[0], evaluate=False),
-        javascript="function (v) { return isFinite(v[0]) ? Math.floor(v[0]) : v[0]; }",
-        meaning="the largest whole number not above it"),
-    FormulaFunction(
-        "ceiling", 1, 1,
-        scalar=_whole(math.ceil),
-        array=lambda np, v: np.ceil(v[0]),
-        symbolic=lambda kit, v: kit.sympy.ceiling(v[0], evaluate=False),
-        javascript="function (v) { return isFinite(v[0]) ? Math.ceil(v[0]) : v[0]; }",
-        meaning="the smallest whole number not below it"),
+    _extreme("min", min, "minimum", "Min", "the least of its arguments"),
+    _extreme("max", max, "maximum", "Max", "the greatest of its arguments"),
+    _whole_part("floor", math.floor, "floor", "the largest whole number not above it"),
+    _whole_part("ceiling", math.ceil, "ceil", "the smallest whole number not below it"),
     FormulaFunction(
         "round", 1, 2,
         scalar=lambda v: round_scalar(v[0], _digits(v)),

@@ -3,11 +3,12 @@
 Formula text comes from packs, which are untrusted. It is parsed with :func:`ast.parse`
 (which only parses; nothing is executed) and every node is checked against a whitelist:
 numbers, names, one-level namespaced names (``model.hidden_size``), arithmetic,
-comparisons, ``and``/``or``/``not``, ``a if cond else b`` and the functions in
-:data:`~fitproof.formula_functions.FUNCTIONS`. Anything else — attribute chains, dunders, calls outside the list,
-lambdas, comprehensions, f-strings, subscripts, walrus, strings — is rejected with the
-column where it stands. The tree is then turned into numpy closures (``compiled.py``)
-or sympy expressions (``symbolic.py``); pack text never reaches eval, exec or sympify.
+comparisons, ``and``/``or``/``not``, ``a if cond else b`` and the functions of the
+table :data:`~fitproof.formula_functions.FUNCTIONS`. Anything else — attribute chains,
+dunders, calls outside the list, lambdas, comprehensions, f-strings, subscripts, walrus,
+strings — is rejected with the column where it stands. The tree is then turned into numpy
+closures (``compiled.py``) or sympy expressions (``symbolic.py``); pack text never reaches
+eval, exec or sympify.
 """
 
 from __future__ import annotations
@@ -268,7 +269,7 @@ class _Converter:
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             raise FormulaSyntaxError(f"{name}() takes plain positional arguments",
                                      node.col_offset + 1)
-        low, high = FUNCTIONS[name].least, FUNCTIONS[name].most
+        low, high = FUNCTIONS[name].least, FUNCTIONS[name].most  # the table's arity
         count = len(node.args)
         if count < low or (high is not None and count > high):
             expected = f"{low}" if low == high else (f"at least {low}" if high is None

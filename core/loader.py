@@ -74,7 +74,10 @@ def cached_document(source: PackSource, cached: Any) -> YamlDocument | None:
 class CachedLines(Mapping[tuple[str | int, ...], int]):
     """A cache entry's line table, turned into a dict only when a line is first looked up:
     most packs of a load are never asked for a line, and building every table was a third
-    of a warm load. An entry of the wrong shape reads as no lines (line 1), never an error."""
+    of a warm load. Its pairs are checked then, not when the entry is read: only this code
+    writes entries (the cache's header names it, its seal refuses anyone else's), so a
+    table of another shape is not expected; should one occur, its lines read as line 1,
+    never as an error."""
 
     def __init__(self, pairs: list[Any]) -> None:
         self._pairs: list[Any] | None = pairs
