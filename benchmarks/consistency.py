@@ -87,7 +87,7 @@ def estimate(registry: fitproof.Registry, case: dict[str, Any]) -> Any:
         resolved = fitproof.api.scenario(registry, model=case["model"], hardware=case["hardware"],
                                      quant=case["quant"], kv=case["kv"], engine=case["engine"],
                                      workload=case["workload"], inputs=case["inputs"])
-        from fitproof.estimation import Estimate
+        from fitproof.engine.estimation import Estimate
 
         return Estimate(registry, resolved)
     except InputError as error:
@@ -166,10 +166,10 @@ def violations(registry: fitproof.Registry, case: dict[str, Any], result: Any) -
 
 def snapshot_violations(registry: fitproof.Registry, result: Any, model: Any) -> list[str]:
     """The snapshot path's view of ``result``'s scenario against the full path's."""
-    from fitproof.snapshot_estimate import estimate_from_snapshot
+    from fitproof.fast.estimate import estimate_from_snapshot
 
     scenario = result.scenario
-    choices = {key: getattr(scenario, key) for key in fitproof.views.SELECTORS}
+    choices = {key: getattr(scenario, key) for key in fitproof.views.results.SELECTORS}
     inputs = {k: (None if isinstance(v, float) and math.isnan(v) else v)
               for k, v in scenario.inputs.items()}
     quick = estimate_from_snapshot(model, choices, inputs)
@@ -204,8 +204,8 @@ def other_model_violations(registry: fitproof.Registry, result: Any, report: Any
     """The report's other-models table says of a model what that model's own estimate says
     (checked on its first and last rows), and a model it leaves out is one whose estimate
     refuses the scenario."""
-    from fitproof.estimation import Estimate
-    from fitproof.report_variants import variant
+    from fitproof.engine.estimation import Estimate
+    from fitproof.report.variants import variant
 
     found: list[str] = []
     rows = report.other_models
@@ -233,8 +233,8 @@ def _same(a: float | None, b: float | None) -> bool:
 
 def run(scenarios: int, reports: int, seed: int) -> int:
     registry = fitproof.load_registry(plugins=False)
-    from fitproof.snapshot_build import build_snapshot
-    from fitproof.snapshot_estimate import SnapshotModel
+    from fitproof.fast.build import build_snapshot
+    from fitproof.fast.estimate import SnapshotModel
 
     snapshot = SnapshotModel(build_snapshot(registry))
     rng = random.Random(seed)

@@ -22,26 +22,26 @@ from .version import __version__
 if TYPE_CHECKING:
     from . import api
     from .api import estimate, estimate_many, load_registry, render
-    from .derivation import Derivation
+    from .engine.derivation import Derivation
+    from .engine.estimation import Batch, Estimate
+    from .engine.scenario import resolve_scenario
     from .errors import (EvaluationError, FitproofError, InputError, PackError, Problem,
                          UnknownIdError)
-    from .estimation import Batch, Estimate
     from .hookspecs import hookimpl
-    from .registry import Registry
-    from .scenario import resolve_scenario
+    from .registry.index import Registry
     from .specs import HardwareSpec, ModelSpec, Provider
-    from .views import EstimateView, Quantity, Scenario, Verdict
+    from .views.results import EstimateView, Quantity, Scenario, Verdict
 
 # name → the module (under fitproof) it comes from
 _EXPORTS = {
     "api": "", "estimate": "api", "estimate_many": "api", "load_registry": "api",
-    "render": "api", "Derivation": "derivation", "EvaluationError": "errors",
+    "render": "api", "Derivation": "engine.derivation", "EvaluationError": "errors",
     "FitproofError": "errors", "InputError": "errors", "PackError": "errors",
-    "Problem": "errors", "UnknownIdError": "errors", "Batch": "estimation",
-    "Estimate": "estimation", "hookimpl": "hookspecs", "Registry": "registry",
-    "resolve_scenario": "scenario", "HardwareSpec": "specs", "ModelSpec": "specs",
-    "Provider": "specs", "EstimateView": "views", "Quantity": "views", "Scenario": "views",
-    "Verdict": "views",
+    "Problem": "errors", "UnknownIdError": "errors", "Batch": "engine.estimation",
+    "Estimate": "engine.estimation", "hookimpl": "hookspecs", "Registry": "registry.index",
+    "resolve_scenario": "engine.scenario", "HardwareSpec": "specs", "ModelSpec": "specs",
+    "Provider": "specs", "EstimateView": "views.estimate", "Quantity": "views.estimate",
+    "Scenario": "views.estimate", "Verdict": "views.estimate",
 }
 
 __all__ = sorted([*_EXPORTS, "__version__"])

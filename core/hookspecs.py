@@ -6,7 +6,7 @@ to fitproof through an entry point in the ``fitproof`` group::
     [project.entry-points.fitproof]
     my_packs = "my_package.fitproof_plugin"
 
-The built-in packs are registered through the same hook (see ``fitproof.builtin``).
+The built-in packs are registered through the same hook (see ``fitproof.api.builtin``).
 Every hook is documented in docs/plugin-hooks.md.
 """
 
@@ -45,9 +45,9 @@ def register_output_formats(register: FormatRegistrar) -> None:
 
     Call ``register(name, view, render, description="")`` once per format. ``view`` is the
     kind of view it renders (``estimate``, ``report``, ``derivation``, ``models``, ``packs``,
-    ``pack``, ``accuracy``, ``validation``: see ``fitproof.formats.VIEW_KINDS``);
+    ``pack``, ``accuracy``, ``validation``: see ``fitproof.views.formats.VIEW_KINDS``);
     ``render(view, options)`` returns the text, where ``view`` is the object the matching
     API function returns (``fitproof.api.estimate_view`` and so on) and ``options`` a
-    :class:`fitproof.formats.RenderOptions`. ``fitproof estimate --format NAME`` then uses
+    :class:`fitproof.views.formats.RenderOptions`. ``fitproof estimate --format NAME`` then uses
     it. A format registered later under the same name and view replaces the earlier one.
     """

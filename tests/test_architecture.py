@@ -1,6 +1,7 @@
-"""The imports between core modules follow docs/architecture.md: each module may import
-only the parts listed for it, so the layers never point upward and renderers never
-reach the evaluator."""
+"""The core's folders are its layers (docs/architecture.md): a module imports, at run time,
+only modules of its own layer or of the layers below it; the CLI reaches the core only
+through the API; renderers read views and never reach the evaluator; the snapshot path
+imports no heavy library; there is no import circle; no module is over 400 lines."""
 
 from __future__ import annotations
 
@@ -9,156 +10,134 @@ from pathlib import Path
 
 CORE = Path(__file__).resolve().parent.parent / "core"
 
-# module → the core modules it may import (docs/architecture.md)
-ALLOWED = {
-    "__init__": {"api", "derivation", "errors", "estimation", "hookspecs", "linking", "registry",
-                 "scenario", "specs", "version", "views"},
-    "__main__": {"cli"},
-    "accuracy": {"errors", "estimation", "registry", "scenario", "specs", "views"},
-    "amounts": {"errors"},
-    "api": {"accuracy", "amounts", "calibration", "detect_match", "errors", "estimation", "formats", "importers", "linking", "plugins",
-            "own_output", "parquet", "queries", "registry", "renderers", "report", "report_view", "scenario",
-            "sensitivity", "site", "snapshot", "solve", "sweep", "validate", "version", "views", "machine", "machine_estimate"},
-    "builtin": {"hookspecs", "pack_files", "renderers"},
-    "candidates": {"evaluator", "namespaces", "specs"},
-    "columns": set(),
-    "checks": {"errors", "input_checks", "launch", "message_format", "names", "namespaces",
-               "quant_formats", "specs", "views"},
-    "cache_paths": set(),
-    "compiled": {"formula_functions", "formula_parser", "scalar"},
-    "derivation": {"evaluator", "formula_parser", "numbers", "specs", "symbolic"},
-    "detect": {"errors"},
-    "detect_match": {"detect", "errors", "names", "registry", "specs", "views"},
-    "errors": set(),
-    "estimate_view": {"message_format", "specs"},
-    "estimation": {"derivation", "errors", "estimate_view", "evaluator", "registry", "scenario",
-                   "scenario_checks", "views"},
-    "evaluator": {"columns", "graph", "namespaces", "rows"},
-    "formats": {"errors"},
-    "formula_functions": {"rounding"},
-    "formula_js": {"formula_functions"},
-    "formula_parser": {"formula_functions"},
-    "graph": {"compiled", "errors", "formula_parser", "namespaces", "scenario_checks", "specs"},
-    "hookspecs": set(),
-    "input_checks": {"errors"},
-    "launch": {"compiled", "evaluator", "formula_parser", "registry", "scenario", "specs"},
-    "machine": {"errors", "estimate_view", "registry", "specs", "validation", "views"},
-    "machine_estimate": {"errors", "estimate_view", "estimation", "launch", "machine", "registry",
-                         "scenario", "views"},
-    "linking": {"checks", "errors", "formats", "graph", "loader", "overrides", "pack_files", "plugins",
-                "profiles", "questions", "registry", "views"},
-    "loader": {"cache_paths", "errors", "pack_files", "specs", "validation", "version",
-               "yaml_reader"},
-    "message_format": set(),
-    "names": set(),
-    "namespaces": {"specs", "validation"},
-    "numbers": set(),
-    "own_output": {"errors"},
-    "pack_files": {"errors"},
-    "plugins": {"formats", "hookspecs", "pack_files"},
-    "parquet": {"errors", "own_output", "views"},
-    "profiles": {"errors", "formula_parser", "graph", "scenario_checks", "specs", "views"},
-    "quant_formats": {"specs", "validation"},
-    "queries": {"errors", "estimation", "registry", "scenario", "views"},
-    "questions": {"errors", "graph", "namespaces", "specs", "views"},
-    "registry": {"candidates", "errors", "formats", "graph", "names", "namespaces", "overrides",
-                 "profiles", "quant_formats", "questions", "specs", "views"},
-    "overrides": {"errors", "estimate_view", "graph", "pack_files", "views"},
-    "report": {"compiled", "errors", "estimation", "evaluator", "formula_parser", "launch",
-               "registry", "report_plan", "report_variants", "report_view", "scenario", "specs"},
-    "report_variants": {"errors", "estimation", "registry", "report_plan", "report_view",
-                        "scenario"},
-    "report_plan": {"errors", "estimation", "evaluator", "registry", "report_view", "scenario",
-                    "specs"},
-    "report_view": {"specs", "views"},
-    "rounding": set(),
-    "rows": {"namespaces"},
-    "scenario_checks": {"errors", "message_format", "specs"},
-    "scalar": {"formula_functions"},
-    "sensitivity": {"derivation", "symbolic", "views"},
-    "solve": {"errors", "estimation", "questions", "registry", "scenario", "views"},
-    "scenario": {"errors", "evaluator", "input_checks", "namespaces", "registry", "specs", "views"},
-    "site": {"errors", "estimate_view", "formula_js", "own_output", "registry", "renderers",
-             "rounding", "site_data", "version"},
-    "site_data": {"formula_js", "formula_parser", "launch", "registry", "renderers",
-                  "snapshot_build"},
-    "snapshot": {"cache_paths", "estimate_view", "pack_files", "registry", "snapshot_build",
-                 "snapshot_estimate", "version"},
-    "snapshot_build": {"accuracy", "estimation", "evaluator", "formula_parser", "graph", "namespaces",
-                       "registry", "scenario"},
-    "snapshot_estimate": {"errors", "estimate_view", "input_checks", "names", "scalar",
-                          "scenario_checks", "snapshot_select"},
-    "snapshot_select": {"scalar"},
-    "sweep": {"errors", "estimation", "own_output", "registry", "scenario", "views"},
-    "symbolic": {"formula_functions", "formula_parser"},
-    "validate": {"errors", "linking", "overrides", "pack_files", "views"},
-    "validation": {"errors", "specs", "yaml_reader"},
-    "version": set(),
-    "views": {"derivation", "errors", "estimate_view", "specs"},
-    "yaml_reader": {"errors", "pack_files"},
-}
-# renderers and importers: what each package may reach in the core
-PACKAGES = {
-    "renderers": {"derivation", "errors", "estimate_view", "formats", "message_format",
-                  "numbers", "report_view", "rounding", "specs", "views"},
-    "importers": {"errors", "loader", "own_output", "pack_files", "registry", "specs"},
-    # fitproof calibrate and benchmarks/fit_speed.py: rows, fit, cross-validation, blocks
-    "calibration": {"accuracy", "errors", "estimation", "importers", "pack_files", "registry",
-                    "specs", "views"},
-    # the command line: its parser and its commands reach the core only through the API
-    "cli": {"api", "errors"},
-    "specs": set(),  # one module per pack kind, the kinds table and structuring: no core imports
-}
+# bottom to top (docs/architecture.md, "Layers"): each layer may import those before it
+LAYERS = [
+    ("errors", "version", "hookspecs"),  # small shared modules
+    ("specs",),       # one class per pack kind and the kinds table
+    ("formula",),     # the formula language: parser, function table, backends
+    ("files",),       # pack files, YAML, schemas, the pack and cache folders, what we write
+    ("views",),       # plain evaluated values renderers read; output formats
+    ("registry",),    # packs linked: namespaces, the formula graph, profiles, checks, index
+    ("engine",),      # scenarios, evaluation, estimates, derivations, solve, accuracy
+    ("fast",),        # the snapshot path of a single estimate
+    ("report",),      # the sizing report's sections
+    ("renderers",),   # views → text, Markdown, JSON, HTML, LaTeX
+    ("site",),        # the static site
+    ("importers",),   # Hub, GGUF, benchmark outputs and detected devices → packs
+    ("calibration",),  # fitting the speed constants to measurement rows
+    ("api",),         # the one door: one function per question
+    ("cli",),         # a table of commands over the API
+]
+RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
+# the package itself (`import fitproof`, `python -m fitproof`) sits above every layer
+TOP = {"__init__": len(LAYERS), "__main__": len(LAYERS)}
 
 
-def imports_of(path: Path, package: str | None) -> set[str]:
-    """The core modules ``path`` imports (``from . import x`` counts as module ``x``)."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.level:
-            top = 1 if package is None else 2
-            names = ([node.module.split(".")[0]] if node.module
-                     else [alias.name for alias in node.names])
-            if node.level == top:
-                found.update(names)
-            elif node.level == top - 1 and package is not None:
-                found.update(f"{package}.{name}" for name in names)
+class Import:
+    """One import of a core module: who imports what, and whether only for type checking."""
+
+    def __init__(self, source: str, target: str, typing_only: bool, line: int) -> None:
+        self.source, self.target, self.typing_only, self.line = source, target, typing_only, line
+
+    def __repr__(self) -> str:
+        kind = " (type checking)" if self.typing_only else ""
+        return f"core/{self.source.replace('.', '/')}.py:{self.line} → {self.target}{kind}"
+
+
+def module_name(path: Path) -> str:
+    """``core/fast/estimate.py`` → ``fast.estimate``; a package's ``__init__`` is the package."""
+    parts = list(path.relative_to(CORE).with_suffix("").parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path) -> list[Import]:
+    """Every relative import in ``path``, resolved to the core module (or package) it names."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
+                   and "TYPE_CHECKING" in ast.unparse(block.test) for node in ast.walk(block)}
+    source = module_name(path)
+    package = list(path.relative_to(CORE).parent.parts)
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.ImportFrom) and node.level):
+            continue
+        base = package[:len(package) - (node.level - 1)]
+        module = [*base, *node.module.split(".")] if node.module else base
+        # `from .pkg import name` names the module pkg.name when there is one
+        targets = {".".join([*module, alias.name]) if _is_module([*module, alias.name])
+                   else ".".join(module) for alias in node.names}
+        found += [Import(source, target, id(node) in typing_only, node.lineno)
+                  for target in sorted(targets)]
     return found
 
 
-def test_core_modules_import_only_what_the_architecture_allows():
-    for path in sorted(CORE.glob("*.py")):
-        wrong = imports_of(path, None) - ALLOWED[path.stem]
-        assert not wrong, f"core/{path.name} imports {sorted(wrong)} (docs/architecture.md)"
-    assert {p.stem for p in CORE.glob("*.py")} == set(ALLOWED)
+def _is_module(parts: list[str]) -> bool:
+    path = CORE.joinpath(*parts)
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
-def test_packages_reach_only_their_layer():
-    for package, allowed in PACKAGES.items():
-        for path in sorted((CORE / package).glob("*.py")):
-            reached = {name for name in imports_of(path, package) if "." not in name}
-            wrong = reached - allowed
-            assert not wrong, f"core/{package}/{path.name} imports {sorted(wrong)}"
+def all_imports() -> list[Import]:
+    return [found for path in sorted(CORE.rglob("*.py")) for found in imports_of(path)]
 
 
-def test_renderers_never_compute():
-    for path in (CORE / "renderers").glob("*.py"):
-        reached = imports_of(path, "renderers")
-        assert not reached & {"evaluator", "compiled", "graph", "formula_parser"}, path.name
+def layer_of(module: str) -> str:
+    return module.split(".")[0]
 
 
-def _graph() -> dict[str, set[str]]:
-    """Every core module and the core modules it imports (packages by their modules)."""
-    graph: dict[str, set[str]] = {}
-    for path in sorted(CORE.rglob("*.py")):
-        package = path.parent.name if path.parent != CORE else None
-        name = path.stem if package is None else f"{package}.{path.stem}"
-        graph[name] = imports_of(path, package)
-    return graph
+def test_every_top_level_entry_is_a_layer():
+    entries = {p.stem for p in CORE.iterdir() if p.suffix == ".py" or (p / "__init__.py").is_file()}
+    assert entries - set(TOP) == set(RANK), "a new top-level module or package: name its layer"
+    assert len(RANK) <= 17
+
+
+def test_imports_point_down_the_layers():
+    upward = [found for found in all_imports() if not found.typing_only
+              and layer_of(found.source) not in TOP
+              and RANK[layer_of(found.target)] > RANK[layer_of(found.source)]]
+    assert not upward, f"imports above their layer: {upward}"
+
+
+def test_type_checking_imports_upward_name_only_types():
+    """Three modules name a type of a higher layer for annotations only; no more."""
+    upward = {(found.source, found.target) for found in all_imports() if found.typing_only
+              and layer_of(found.source) not in TOP
+              and RANK[layer_of(found.target)] > RANK[layer_of(found.source)]}
+    assert upward == {("registry.launch", "engine.evaluator"),
+                      ("registry.launch", "engine.scenario"),
+                      ("views.results", "engine.derivation")}
+
+
+def test_the_cli_imports_only_the_public_api_and_errors():
+    for found in all_imports():
+        if layer_of(found.source) == "cli":
+            assert layer_of(found.target) in {"api", "errors", "cli"}, found
+    assert {f.target for f in imports_of(CORE / "cli" / "__init__.py")} >= {"api", "errors"}
+
+
+def test_renderers_read_views_and_never_compute():
+    allowed = {"errors", "specs", "views", "renderers", "formula.rounding", "engine.derivation"}
+    for found in all_imports():
+        if layer_of(found.source) == "renderers":
+            assert found.target in allowed or layer_of(found.target) in allowed, found
+
+
+def test_the_snapshot_estimate_reaches_only_light_modules():
+    """``fast.estimate`` and ``fast.select`` run without numpy, sympy, jsonschema and friends:
+    what they import is the scalar evaluator, the checks both paths share and plain views."""
+    light = {"errors", "fast.select", "formula.scalar", "formula.functions", "formula.rounding",
+             "registry.input_checks", "registry.names", "registry.scenario_checks",
+             "views.estimate", "views.message_format", "specs"}
+    for name in ("estimate", "select"):
+        for found in imports_of(CORE / "fast" / f"{name}.py"):
+            assert found.target in light or found.typing_only, found
 
 
 def test_no_import_circle_in_core():
-    graph = _graph()
+    graph: dict[str, set[str]] = {}
+    for found in all_imports():
+        graph.setdefault(found.source, set()).add(found.target)
     state: dict[str, int] = {}
     for start in graph:  # iterative depth-first search; a grey node met again is a circle
         if start in state:
@@ -182,17 +161,23 @@ def test_no_import_circle_in_core():
                 stack.append((child, iter(sorted(graph[child]))))
 
 
-def test_the_cli_imports_only_the_public_api_and_errors():
-    for path in (CORE / "cli").glob("*.py"):
-        reached = {name for name in imports_of(path, "cli") if "." not in name}
-        assert reached <= {"api", "errors"}, path.name
-    assert imports_of(CORE / "cli" / "__init__.py", "cli") >= {"api", "errors"}
+def test_the_layer_test_sees_an_upward_import(tmp_path, monkeypatch):
+    """The contract can fail: a formula module that imports the registry is caught."""
+    import shutil
+    import sys
 
-
-def test_no_renderer_imports_the_layers_below_the_views():
-    banned = {"registry", "evaluator", "graph", "estimation", "scenario", "loader", "linking"}
-    for path in (CORE / "renderers").glob("*.py"):
-        assert not imports_of(path, "renderers") & banned, path.name
+    copy = tmp_path / "core"
+    shutil.copytree(CORE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    scalar = copy / "formula" / "scalar.py"
+    scalar.write_text(scalar.read_text(encoding="utf-8") + "\nfrom ..registry import graph\n",
+                      encoding="utf-8")
+    monkeypatch.setattr(sys.modules[__name__], "CORE", copy)
+    try:
+        test_imports_point_down_the_layers()
+    except AssertionError as failure:
+        assert "core/formula/scalar.py" in str(failure) and "registry.graph" in str(failure)
+    else:
+        raise AssertionError("an upward import went unseen")
 
 
 def test_no_core_module_is_over_400_lines():

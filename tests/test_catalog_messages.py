@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from fitproof.cli import main
-from fitproof.message_format import fill, problems
+from fitproof.views.message_format import fill, problems
 
 def catalog(title: str) -> str:
     return ('kind: catalog\nid: xx\nname: X\ndecimal_separator: "."\nthousands_separator: ","\n'

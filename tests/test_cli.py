@@ -313,7 +313,7 @@ def test_every_name_of_a_pack_resolves_to_that_pack():
     """Vendor-prefixed names and repositories add no ambiguity: each name any hardware or
     model pack answers to resolves to that pack alone."""
     import fitproof
-    from fitproof.registry import _names_of
+    from fitproof.registry.index import _names_of
 
     registry = fitproof.load_registry(plugins=False)
     for kind, table in (("hardware", registry.hardware), ("model", registry.models)):

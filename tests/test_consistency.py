@@ -40,8 +40,8 @@ def measured():
 
 @pytest.fixture(scope="module")
 def snapshot_model(measured):
-    from fitproof.snapshot_build import build_snapshot
-    from fitproof.snapshot_estimate import SnapshotModel
+    from fitproof.fast.build import build_snapshot
+    from fitproof.fast.estimate import SnapshotModel
 
     return SnapshotModel(build_snapshot(measured))
 

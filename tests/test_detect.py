@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-import fitproof.detect
+import fitproof.importers.detect
 from fitproof.cli import main
-from fitproof.validate import validate_paths
+from fitproof.api.validate import validate_paths
 
 from .conftest import watchdog
 
@@ -314,7 +314,7 @@ def test_a_memory_the_tool_does_not_report_matches_by_name(tools, capsys):
 def test_a_tool_that_hangs_is_stopped(tools, capsys, monkeypatch, script):
     """The tool sleeps ten times longer than the watchdog allows: only detect's own
     timeout, stopping the tool and what it started, lets the command answer."""
-    monkeypatch.setattr(fitproof.detect, "TIMEOUT_S", 0.5)
+    monkeypatch.setattr(fitproof.importers.detect, "TIMEOUT_S", 0.5)
     tools("nvidia-smi", script)
     with watchdog():
         answer = run(capsys, "detect")

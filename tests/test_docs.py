@@ -6,7 +6,7 @@ import inspect
 import re
 
 from fitproof import hookspecs
-from fitproof.validate import validate_paths
+from fitproof.api.validate import validate_paths
 
 from .conftest import REPO
 

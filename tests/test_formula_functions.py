@@ -1,4 +1,4 @@
-"""One definition of the functions formulas call (core/formula_functions.py), and one
+"""One definition of the functions formulas call (core/formula/functions.py), and one
 conformance suite over it: every row's plain-Python, numpy, JavaScript and sympy forms give
 the same value for the same arguments, edges included (unknowns, infinities, zeros, signed
 zeros, ties, many arguments); and adding a function is adding a row, done here on a copy of
@@ -21,12 +21,12 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fitproof.compiled import compile_tree
-from fitproof.formula_functions import FUNCTIONS
-from fitproof.formula_js import js_expression, runtime_script
-from fitproof.formula_parser import Call, Num, Ref, parse_formula, tree_data
-from fitproof.scalar import compile_data
-from fitproof.symbolic import to_sympy
+from fitproof.formula.compiled import compile_tree
+from fitproof.formula.functions import FUNCTIONS
+from fitproof.formula.javascript import js_expression, runtime_script
+from fitproof.formula.parser import Call, Num, Ref, parse_formula, tree_data
+from fitproof.formula.scalar import compile_data
+from fitproof.formula.symbolic import to_sympy
 
 from .conftest import REPO, require_tool
 
@@ -155,7 +155,7 @@ def test_the_sympy_form_is_the_same_function(name):
 @pytest.mark.node
 def test_the_javascript_forms_give_the_python_values():
     node = require_tool("node", "nodejs", install=NODE_HINT)
-    runtime = runtime_script(files("fitproof").joinpath("site_assets", "fitproof-runtime.js")
+    runtime = runtime_script(files("fitproof").joinpath("site/assets", "fitproof-runtime.js")
                              .read_text(encoding="utf-8"))
     lines = [f"(function (e) {{ return {js_expression(tree_data(_over_names(name, values)))};"
              " })({" + ", ".join(f"a{k}: {_js_number(v)}" for k, v in enumerate(values)) + "})"
@@ -188,24 +188,24 @@ def test_a_new_function_is_one_row_of_the_table(tmp_path):
     shutil.copytree(REPO / "core", package, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "packs", package / "packs")
     shutil.copytree(REPO / "schemas", package / "schemas")
-    table = package / "formula_functions.py"
+    table = package / "formula/functions.py"
     text = table.read_text(encoding="utf-8")
     head, _, tail = text.partition("\n)\n\n#: every function")
     table.write_text(head + ROW.rstrip("\n") + "\n)\n\n#: every function" + tail, encoding="utf-8")
     script = textwrap.dedent("""
         import json, numpy
-        from fitproof.compiled import compile_tree
-        from fitproof.formula_js import js_expression, runtime_script
-        from fitproof.formula_parser import parse_formula, tree_data
-        from fitproof.scalar import compile_data
-        from fitproof.symbolic import to_sympy
+        from fitproof.formula.compiled import compile_tree
+        from fitproof.formula.javascript import js_expression, runtime_script
+        from fitproof.formula.parser import parse_formula, tree_data
+        from fitproof.formula.scalar import compile_data
+        from fitproof.formula.symbolic import to_sympy
         tree = parse_formula("hypot(3, 4) * 2").tree
         runtime = runtime_script(open(RUNTIME, encoding="utf-8").read())
         print(json.dumps([float(numpy.asarray(compile_tree(tree)({}))),
                           compile_data(tree_data(tree))({}),
                           float(to_sympy(tree).doit()),
                           js_expression(tree_data(tree)), runtime]))
-    """).replace("RUNTIME", repr(str(package / "site_assets" / "fitproof-runtime.js")))
+    """).replace("RUNTIME", repr(str(package / "site/assets" / "fitproof-runtime.js")))
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fitproof.compiled import compile_tree
-from fitproof.formula_parser import FormulaSyntaxError, parse_formula
+from fitproof.formula.compiled import compile_tree
+from fitproof.formula.parser import FormulaSyntaxError, parse_formula
 
 
 def evaluate(text: str, **env: float) -> float:

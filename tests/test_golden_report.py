@@ -12,7 +12,7 @@ import pytest
 import fitproof
 from fitproof.renderers.i18n import Messages
 from fitproof.renderers.report_document import _Writer
-from fitproof.report import Cell, build_report, report_view
+from fitproof.report.sections import Cell, build_report, report_view
 
 from .golden.seed_pages import Shown, load_seed_pages
 from .test_golden_seed_pages import shown_text

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-import fitproof.plugins
+import fitproof.registry.plugins
 from fitproof.cli import main
 
 from .conftest import watchdog
@@ -117,7 +117,7 @@ def _install_plugins(case: dict, path: Path, monkeypatch: pytest.MonkeyPatch) ->
     if names:
         monkeypatch.syspath_prepend(str(path))
     points = [EntryPoint(name=name, value=name, group="fitproof") for name in names]
-    monkeypatch.setattr(fitproof.plugins, "entry_points",
+    monkeypatch.setattr(fitproof.registry.plugins, "entry_points",
                         lambda group: points if group == "fitproof" else [])
     return names
 

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from fitproof.cli import main
-from fitproof.formula_parser import FormulaSyntaxError, parse_formula
+from fitproof.formula.parser import FormulaSyntaxError, parse_formula
 
 from .conftest import pack_line, watchdog, write_pack
 
@@ -80,7 +80,7 @@ def test_division_by_zero_and_overflow_at_evaluation_are_unknown_not_numbers(tmp
 def test_a_one_megabyte_formula_is_refused_before_it_is_parsed(monkeypatch):
     """The length is checked before the text is read any further: nothing of it is
     normalised or handed to the parser."""
-    import fitproof.formula_parser as parser_module
+    import fitproof.formula.parser as parser_module
 
     calls = []
     real = parser_module.normalise
@@ -209,7 +209,7 @@ def test_a_large_but_real_figure_is_shown(tmp_path, capsys):
 def test_rounding_huge_values_is_the_identity():
     import numpy as np
 
-    from fitproof.rounding import round_half_away
+    from fitproof.formula.rounding import round_half_away
 
     assert round_half_away(1e26, 2) == 1e26 and round_half_away(-1e300, 0) == -1e300
     assert list(round_half_away(np.array([1e30, 0.625, 2.5]), 2)) == [1e30, 0.63, 2.5]

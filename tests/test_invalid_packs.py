@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fitproof.validate import validate_paths
+from fitproof.api.validate import validate_paths
 
 INVALID = Path(__file__).parent / "packs" / "invalid"
 FIXTURES = sorted(INVALID.rglob("*.yaml"))
@@ -65,7 +65,7 @@ def _keywords(node) -> set[str]:
 def test_every_schema_rule_has_a_fixture_named_after_it():
     import re
 
-    from fitproof.validation import PACK_KINDS, load_schema
+    from fitproof.files.validation import PACK_KINDS, load_schema
 
     used: set[str] = set()
     for name in (*PACK_KINDS, "common"):

@@ -14,7 +14,7 @@ import shlex
 import pytest
 
 import fitproof
-from fitproof.launch import launch_command
+from fitproof.registry.launch import launch_command
 
 
 def _positive_int(text: str) -> int:

@@ -1,15 +1,15 @@
 """Within one process, a pack file already structured (same path, origin and bytes) and a
-pack set already linked are reused (core/linking.py), and a formula text is parsed once
-(core/formula_parser.py): counted work, not time. A changed file is read again."""
+pack set already linked are reused (core/registry/linking.py), and a formula text is parsed once
+(core/formula/parser.py): counted work, not time. A changed file is read again."""
 
 from __future__ import annotations
 
 import pytest
 
 import fitproof
-import fitproof.linking
+import fitproof.registry.linking
 import fitproof.specs
-from fitproof.formula_parser import FormulaSyntaxError, parse_formula
+from fitproof.formula.parser import FormulaSyntaxError, parse_formula
 
 from .conftest import REPO, write_pack
 
@@ -30,8 +30,8 @@ def test_a_second_load_structures_and_links_nothing_again(tmp_path, monkeypatch)
     card = (REPO / "packs/hardware/rtx-4090.yaml").read_text(encoding="utf-8")
     write_pack(tmp_path, "rtx-4090.yaml", "override: true\n" + card)  # a --pack-dir card
     first = fitproof.load_registry([tmp_path], plugins=False)
-    loads = _counting(monkeypatch, fitproof.linking, "load_pack")
-    graphs = _counting(monkeypatch, fitproof.linking, "profile_graph")
+    loads = _counting(monkeypatch, fitproof.registry.linking, "load_pack")
+    graphs = _counting(monkeypatch, fitproof.registry.linking, "profile_graph")
     second = fitproof.load_registry([tmp_path], plugins=False)
     assert loads[0] == 0 and graphs[0] == 0
     # its own Registry, the same packs and graph

@@ -11,9 +11,9 @@ from jsonschema import Draft202012Validator
 
 import fitproof
 from fitproof import api
-from fitproof.accuracy import measured_runs, score
+from fitproof.engine.accuracy import measured_runs, score
 from fitproof.cli import main
-from fitproof.validation import load_schema
+from fitproof.files.validation import load_schema
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ import pytest
 
 from fitproof import api
 from fitproof.cli import main
-from fitproof.machine import split_layers
-from fitproof.validation import load_schema
+from fitproof.engine.machine import split_layers
+from fitproof.files.validation import load_schema
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

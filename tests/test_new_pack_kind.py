@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from fitproof.loader import CACHE_ENV
+from fitproof.files.loader import CACHE_ENV
 
 from .conftest import REPO
 

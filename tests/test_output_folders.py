@@ -1,4 +1,4 @@
-"""What fitproof writes is its own (core/own_output.py): a site goes only into a missing or
+"""What fitproof writes is its own (core/files/own_output.py): a site goes only into a missing or
 empty folder or one fitproof built (its marker, a manifest of everything there), never the
 working or home folder, is built beside it and swapped in, so a build that dies leaves the
 previous site; what is created or replaced is never a link (folders above it may be), a
@@ -15,7 +15,7 @@ import pytest
 
 import fitproof
 from fitproof.cli import main
-from fitproof.own_output import _HEADER, _TEMP, MARKER, SiteFolder, _temp_name, write_file
+from fitproof.files.own_output import _HEADER, _TEMP, MARKER, SiteFolder, _temp_name, write_file
 
 pytestmark = pytest.mark.slow
 
@@ -23,8 +23,8 @@ SITE = ["site", "--no-plugins", "--models", "qwen3-8b", "--on", "rtx-4090", "--l
 # en: one configurator, the two indexes, the model's and the accelerator's pages; the root
 # index and the site map
 PAGES = 7
-site_module = importlib.import_module("fitproof.site")
-sweep_module = importlib.import_module("fitproof.sweep")
+site_module = importlib.import_module("fitproof.site.build")
+sweep_module = importlib.import_module("fitproof.engine.sweep")
 
 
 @pytest.fixture(scope="module")

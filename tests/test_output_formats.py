@@ -11,7 +11,7 @@ import fitproof
 import fitproof.cli
 from fitproof import api
 from fitproof.errors import InputError
-from fitproof.formats import VIEW_KINDS, OutputFormat, RenderOptions
+from fitproof.views.formats import VIEW_KINDS, OutputFormat, RenderOptions
 
 pytestmark = pytest.mark.slow
 

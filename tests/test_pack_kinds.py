@@ -10,7 +10,7 @@ import attrs
 import pytest
 
 from fitproof.specs import KINDS, PACK_KINDS
-from fitproof.validation import PACK_KINDS as VALIDATED_KINDS
+from fitproof.files.validation import PACK_KINDS as VALIDATED_KINDS
 
 from .conftest import REPO
 

@@ -53,7 +53,7 @@ def test_the_pack_cache_keeps_several_pack_sets(tmp_path, monkeypatch):
     """Alternating between two --pack-dir sets does not evict either from the cache: the
     third load of the first set validates nothing again."""
     import fitproof
-    import fitproof.validation
+    import fitproof.files.validation
 
     monkeypatch.setenv("FITPROOF_CACHE_DIR", str(tmp_path / "cache"))
     template = (REPO / "examples" / "hardware-template.yaml").read_text(encoding="utf-8")
@@ -68,7 +68,7 @@ def test_the_pack_cache_keeps_several_pack_sets(tmp_path, monkeypatch):
     def no_validation(document):
         raise AssertionError(f"{document.path} validated again")
 
-    monkeypatch.setattr(fitproof.validation, "validate_document", no_validation)
+    monkeypatch.setattr(fitproof.files.validation, "validate_document", no_validation)
     registry = fitproof.load_registry([tmp_path / "one"], plugins=False)
     assert "acme-one" in registry.hardware
 

@@ -92,7 +92,7 @@ def test_a_batch_evaluates_selections_only_on_the_rows_asked_for(registry):
     only on the rows that show one: there the values are those of a full batch, elsewhere
     what reads a pick is unknown (never a value from another row)."""
     from fitproof.api import scenario
-    from fitproof.estimation import Batch
+    from fitproof.engine.estimation import Batch
 
     scenarios = [scenario(registry, model=m, hardware="rtx-4090")
                  for m in ("qwen3-8b", "llama-3.1-70b", "qwen3-8b")]

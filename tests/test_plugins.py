@@ -61,8 +61,8 @@ def test_a_failing_plugin_is_reported_by_name_and_the_rest_works():
 
 
 def test_builtin_packs_come_through_the_hook():
-    from fitproof import builtin
-    from fitproof.plugins import collect_pack_roots, plugin_manager
+    from fitproof.api import builtin
+    from fitproof.registry.plugins import collect_pack_roots, plugin_manager
 
     plugins = plugin_manager(entry_points_group=None)
     assert plugins.manager.is_registered(builtin)
@@ -73,16 +73,16 @@ def test_builtin_packs_come_through_the_hook():
 # --- isolation: a broken plugin is named, left out, and the rest keeps working ----------
 
 def _install_fake_entry_points(monkeypatch, tmp_path, modules: dict[str, str]):
-    """Make ``fitproof.plugins.entry_points`` see one entry point per module written here."""
+    """Make ``fitproof.registry.plugins.entry_points`` see one entry point per module written here."""
     from importlib.metadata import EntryPoint
 
-    import fitproof.plugins
+    import fitproof.registry.plugins
 
     for name, text in modules.items():
         (tmp_path / f"{name}.py").write_text(textwrap.dedent(text), encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     points = [EntryPoint(name=name, value=name, group="fitproof") for name in modules]
-    monkeypatch.setattr(fitproof.plugins, "entry_points",
+    monkeypatch.setattr(fitproof.registry.plugins, "entry_points",
                         lambda group: points if group == "fitproof" else [])
 
 

@@ -23,10 +23,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fitproof
-from fitproof.compiled import compile_tree
+from fitproof.formula.compiled import compile_tree
 from fitproof.errors import PackError
-from fitproof.formula_parser import FormulaSyntaxError, parse_formula
-from fitproof.yaml_reader import read_yaml
+from fitproof.formula.parser import FormulaSyntaxError, parse_formula
+from fitproof.files.yaml_reader import read_yaml
 
 from .conftest import REPO
 

@@ -17,7 +17,7 @@ import attrs
 import pytest
 
 from fitproof import api
-from fitproof.derivation import Derivation, latex_number
+from fitproof.engine.derivation import Derivation, latex_number
 from fitproof.renderers import blocks, estimate_text, explain, models, packs
 from fitproof.renderers.blocks import Code, Facts, Heading, Paragraph, Table, width
 from fitproof.renderers.display import display_number, signed

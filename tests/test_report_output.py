@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 
 from fitproof.cli import main
 from fitproof.renderers.blocks import width
-from fitproof.validation import load_schema
+from fitproof.files.validation import load_schema
 
 
 def run(capsys, *argv: str, profile: str = "seed") -> str:

@@ -7,7 +7,7 @@ import pytest
 
 import fitproof
 from fitproof.errors import PackError
-from fitproof.report import build_report
+from fitproof.report.sections import build_report
 
 from .conftest import REPO, write_pack
 
@@ -61,7 +61,7 @@ def test_other_models_rank_as_fitproof_models_does_and_follow_the_pack(tmp_path)
     """The report's other-models table is part of the report's one batch; its order is the
     ranking of ``fitproof models --on`` (fitting models first, largest first), and ordering
     by another quantity is a change to the pack."""
-    from fitproof.queries import models_on
+    from fitproof.engine.queries import models_on
 
     registry = fitproof.load_registry(plugins=False)
     scenario = fitproof.api.scenario(registry, model="qwen3-8b", hardware="rtx-4090")
@@ -82,8 +82,8 @@ def test_a_report_is_one_estimate_and_one_batch(monkeypatch):
     """Every section's variants (accelerators, formats, contexts, fine-tuning, other models,
     the other engines' launch commands) are evaluated together in one batch, beside the
     estimate of the scenario itself."""
-    import fitproof.report as report_module
-    import fitproof.report_plan as plan_module
+    import fitproof.report.sections as report_module
+    import fitproof.report.plan as plan_module
 
     counts = {"batch": 0, "estimate": 0}
     batch, estimate = plan_module.Batch, report_module.Estimate

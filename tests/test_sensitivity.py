@@ -119,7 +119,7 @@ def decode_sensitivity(registry):
 
 
 def _shown(row) -> str:
-    from fitproof.numbers import format_number
+    from fitproof.views.numbers import format_number
 
     return format_number(row.value) + ("" if row.unit in ("1", "") else f" {row.unit}")
 
@@ -187,8 +187,8 @@ def test_markdown_latex_and_json_show_every_row(decode_sensitivity):
 
 def _step(text: str, **inputs: float):
     """A formula step of ``text`` reading ``inputs`` (names to values)."""
-    from fitproof.derivation import Derivation
-    from fitproof.formula_parser import parse_formula
+    from fitproof.engine.derivation import Derivation
+    from fitproof.formula.parser import parse_formula
     from fitproof.specs.common import Location
 
     at = Location("test.yaml", 1)
@@ -211,7 +211,7 @@ def test_a_power_past_the_bounds_is_not_computable_at_once(text, inputs):
     a power past the bounds has no elasticity (as the derivation calls an infinite value
     not computable), without evaluating it (the watchdog fails a real hang, never a
     timing)."""
-    from fitproof.sensitivity import local_elasticities
+    from fitproof.engine.sensitivity import local_elasticities
 
     from .conftest import watchdog
 
@@ -220,7 +220,7 @@ def test_a_power_past_the_bounds_is_not_computable_at_once(text, inputs):
 
 
 def test_powers_within_the_bounds_keep_their_elasticities():
-    from fitproof.sensitivity import MAX_EXPONENT, MAX_POWER_DIGITS, local_elasticities
+    from fitproof.engine.sensitivity import MAX_EXPONENT, MAX_POWER_DIGITS, local_elasticities
 
     assert (MAX_EXPONENT, MAX_POWER_DIGITS) == (1e6, 400)
     # d ln (x ** 3 * y ** -0.5) / d ln x = 3, / d ln y = -0.5

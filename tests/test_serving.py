@@ -155,7 +155,7 @@ def test_serving_packs_are_what_the_research_rows_give():
 
 
 def test_a_burst_row_is_scored_as_a_burst(measured):
-    from fitproof.accuracy import measurement_scenarios
+    from fitproof.engine.accuracy import measurement_scenarios
 
     entries, scenarios = measurement_scenarios(measured)
     bursts = [(row, s) for (_, _, row), s in zip(entries, scenarios)

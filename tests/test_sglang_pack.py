@@ -15,7 +15,7 @@ import shlex
 import pytest
 
 import fitproof
-from fitproof.launch import launch_command
+from fitproof.registry.launch import launch_command
 
 SGLANG_COMMIT = "8905cbd42f4a27dbecad6487cd3904278756fef8"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import fitproof
-from fitproof.rounding import round_scalar
+from fitproof.formula.rounding import round_scalar
 
 from .conftest import REPO, require_tool
 

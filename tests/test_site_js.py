@@ -1,5 +1,5 @@
 """The site's configurator computes what the command line computes: the formulas compiled
-to JavaScript (core/formula_js.py) and evaluated by site_assets/fitproof-runtime.js under
+to JavaScript (core/formula/javascript.py) and evaluated by site/assets/fitproof-runtime.js under
 Node give every shown quantity, the verdict and every pick of the Python evaluation, on a
 grid of scenarios across models, accelerators, formats, contexts, batches, device counts,
 engines, KV precisions and offload."""
@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 import fitproof
-from fitproof.formula_js import UnknownNode, js_expression, runtime_script
-from fitproof.site_data import data_script, formulas_script, site_data
-from fitproof.snapshot_estimate import SnapshotModel
+from fitproof.formula.javascript import UnknownNode, js_expression, runtime_script
+from fitproof.site.data import data_script, formulas_script, site_data
+from fitproof.fast.estimate import SnapshotModel
 
 from .conftest import require_tool
 
@@ -36,7 +36,7 @@ def site(tmp_path_factory):
     folder = tmp_path_factory.mktemp("site-js")
     (folder / "data.js").write_text(data_script(data), encoding="utf-8")
     (folder / "formulas.js").write_text(formulas_script(data), encoding="utf-8")
-    runtime = files("fitproof").joinpath("site_assets", "fitproof-runtime.js")
+    runtime = files("fitproof").joinpath("site/assets", "fitproof-runtime.js")
     (folder / "runtime.js").write_text(runtime_script(runtime.read_text(encoding="utf-8")),
                                         encoding="utf-8")
     return registry, data, folder
@@ -107,11 +107,11 @@ def test_every_quantity_verdict_and_pick_matches_python(site):
 
 
 def test_launch_commands_and_recommended_picks_match_python(site):
-    """The page's launch commands are core/launch.py's for the same scenario (note and
+    """The page's launch commands are core/registry/launch.py's for the same scenario (note and
     command), and each recommended pick's price, device count and memory is the
     command line's ``selection.quantity``."""
-    from fitproof.estimation import Batch
-    from fitproof.launch import launch_parts
+    from fitproof.engine.estimation import Batch
+    from fitproof.registry.launch import launch_parts
 
     registry, data, folder = site
     scenarios = grid(registry, data)
@@ -155,7 +155,7 @@ def test_the_page_refuses_and_warns_as_the_command_line_does(site):
     memory limit above the device, a tensor split the heads do not divide) the runtime
     refuses it with the same words, and it warns where the command line warns."""
     from fitproof.errors import InputError
-    from fitproof.scenario_checks import outcome
+    from fitproof.registry.scenario_checks import outcome
 
     registry, data, folder = site
     model = SnapshotModel(data)
@@ -185,7 +185,7 @@ def test_the_page_refuses_and_warns_as_the_command_line_does(site):
                                       inputs={"gpus": 8, "split": "tensor"})
             assert js["split"] == str(refused.value)
             continue
-        batch = fitproof.estimation.Batch(registry, [scenario])
+        batch = fitproof.engine.estimation.Batch(registry, [scenario])
         refusal, warnings = batch.checks(0)
         assert js["refusal"] == refusal, scenario
         assert js["warnings"] == list(warnings), scenario
@@ -193,7 +193,7 @@ def test_the_page_refuses_and_warns_as_the_command_line_does(site):
         seen.update(["warning"] if warnings else [])
         if refusal:
             with pytest.raises(InputError, match="^" + re.escape(refusal) + "$"):
-                fitproof.estimation.Estimate(registry, scenario)
+                fitproof.engine.estimation.Estimate(registry, scenario)
     assert seen == {"split", "refusal", "warning"}
 
 
@@ -201,7 +201,7 @@ def test_a_typed_value_is_refused_with_the_command_lines_words(site):
     """A box of the page refuses what checked_input refuses, with its message: text that is
     not a number, a fraction where a whole number is needed, a value out of range."""
     from fitproof.errors import InputError
-    from fitproof.input_checks import checked_input
+    from fitproof.registry.input_checks import checked_input
 
     registry, _, folder = site
     cases = [("context", "abc"), ("context", "8192"), ("context", "0"), ("context", "12.5"),
@@ -246,12 +246,12 @@ def test_a_typed_value_is_refused_with_the_command_lines_words(site):
     (["call", "log", [["num", 0.0]]], {}, -math.inf),
 ])
 def test_each_rule_of_the_python_scalars_holds_in_javascript(tree, values, expected):
-    from fitproof.scalar import compile_data
+    from fitproof.formula.scalar import compile_data
 
     python = compile_data(tree)(values)
     assert (math.isnan(python) and math.isnan(expected)) or python == expected
     node = require_tool("node", "nodejs", install=NODE_HINT)
-    runtime = runtime_script(files("fitproof").joinpath("site_assets", "fitproof-runtime.js")
+    runtime = runtime_script(files("fitproof").joinpath("site/assets", "fitproof-runtime.js")
                              .read_text(encoding="utf-8"))
     env = json.dumps({k: (None if math.isnan(v) else v) for k, v in values.items()})
     script = (runtime + f"\nvar e = {env}; for (var k in e) if (e[k] === null) e[k] = NaN;\n"
@@ -290,7 +290,7 @@ def test_pack_names_that_are_javascript_object_keys_evaluate_as_in_python(tmp_pa
     folder.mkdir()
     (folder / "data.js").write_text(data_script(data), encoding="utf-8")
     (folder / "formulas.js").write_text(formulas_script(data), encoding="utf-8")
-    runtime = files("fitproof").joinpath("site_assets", "fitproof-runtime.js")
+    runtime = files("fitproof").joinpath("site/assets", "fitproof-runtime.js")
     (folder / "runtime.js").write_text(runtime_script(runtime.read_text(encoding="utf-8")),
                                         encoding="utf-8")
     scenario = SnapshotModel(data).resolve({"model": "llama-3.1-8b", "hardware": "rtx-4090"}, {})

@@ -14,13 +14,14 @@ from pathlib import Path
 import pytest
 
 import fitproof
-from fitproof import api, snapshot
-from fitproof.accuracy import measurement_scenarios, scenario_key
-from fitproof.estimation import Batch
+from fitproof import api
+from fitproof.fast import snapshot
+from fitproof.engine.accuracy import measurement_scenarios, scenario_key
+from fitproof.engine.estimation import Batch
 from fitproof.renderers.estimate_text import render_estimate, render_estimate_json
-from fitproof.snapshot_build import build_snapshot
-from fitproof.snapshot_estimate import SnapshotModel, estimate_from_snapshot
-from fitproof.views import SELECTORS
+from fitproof.fast.build import build_snapshot
+from fitproof.fast.estimate import SnapshotModel, estimate_from_snapshot
+from fitproof.views.results import SELECTORS
 
 pytestmark = pytest.mark.slow
 
@@ -158,7 +159,7 @@ def test_a_warm_estimate_answers_from_the_snapshot_without_heavy_imports(tmp_pat
     imported = _modules(second)
     heavy = sorted(m for m in imported if m.split(".")[0] in HEAVY)
     assert heavy == [], heavy
-    assert "fitproof.snapshot_estimate" in imported
+    assert "fitproof.fast.estimate" in imported
     # the text card too, and another scenario of the same packs from the same snapshot
     text_args = ("estimate", "llama-3.1-8b", "--on", "h100-80gb-sxm", "--batch", "8")
     full = _run(tmp_path / "other-cache", *text_args, cwd=tmp_path)
@@ -279,7 +280,7 @@ def test_installed_plugins_take_the_full_path(tmp_path):
     (site / "fp_plugin-1.0.dist-info" / "entry_points.txt").write_text(
         "[fitproof]\nfp = fp_plugin\n", encoding="utf-8")
     (site / "fp_plugin.py").write_text("", encoding="utf-8")
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from fitproof import snapshot; "
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from fitproof.fast import snapshot; "
             "print(snapshot.plugins_installed())")
     found = subprocess.run([sys.executable, "-c", code, str(site)], capture_output=True,
                            text=True, cwd=tmp_path)

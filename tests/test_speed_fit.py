@@ -224,7 +224,7 @@ def test_a_pooled_overhead_no_row_informs_is_the_mean_of_the_backends(synthetic)
 
 
 def test_every_llama_cpp_row_states_its_build_or_date_or_is_scored_apart():
-    from fitproof.accuracy import outside_model
+    from fitproof.engine.accuracy import outside_model
 
     measured = fitproof.load_registry(plugins=False, profile="measured")
 

@@ -53,7 +53,7 @@ def test_identical_sequences_of_a_moe_model_are_scored_apart(capsys):
     for all of them, which is not fitproof's batch of independent requests. Its batched MoE
     rows are scored apart and fit nothing; its dense and single-sequence rows are scored.
     Rows that keep experts in system memory (--n-cpu-moe) are scored apart as well."""
-    from fitproof.accuracy import EXPERTS_ON_HOST, IDENTICAL_MOE_BATCH, TUNED_ENGINE
+    from fitproof.engine.accuracy import EXPERTS_ON_HOST, IDENTICAL_MOE_BATCH, TUNED_ENGINE
 
     assert main(["validate", "--no-plugins", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)

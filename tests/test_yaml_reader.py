@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fitproof.errors import PackError
-from fitproof.yaml_reader import MAX_PACK_BYTES, read_yaml
+from fitproof.files.yaml_reader import MAX_PACK_BYTES, read_yaml
 
 
 def problems(text: str | bytes) -> list[str]:

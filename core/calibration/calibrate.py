@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import InputError
+from ..files.pack_files import USER_PACKS_ORIGIN
 from ..importers.hub import user_pack_folder_or_error
 from ..importers.writer import write_pack
-from ..pack_files import USER_PACKS_ORIGIN
 from ..specs import CalibrationScore
-from ..views import CalibrationView
+from ..views.results import CalibrationView
 from .blocks import PROFILE, pack_block
 from .crossval import bands_of, cross_validate, groups_of, stats
 from .engine_packs import drop_keys
@@ -29,7 +29,7 @@ from .serving_calibrate import refit_serving_engine, serving_engines
 from .serving_rows import SERVING, SERVING_ENGINES, load_serving
 
 if TYPE_CHECKING:
-    from ..registry import Registry
+    from ..registry.index import Registry
 
 COMMAND = "fitproof calibrate"
 DEFAULT_REPEATS = 5  # device splits; benchmarks/fit_speed.py pools 20

@@ -16,7 +16,7 @@ from .layout import MIN_BACKEND_ROWS
 from .rows import Array, Data, Item, Rows
 
 if TYPE_CHECKING:
-    from ..registry import Registry
+    from ..registry.index import Registry
 
 REPEATS = 20  # device splits the cross-validation averages over
 SOURCE_REPEATS = 5  # source splits the by-source cross-validation averages over

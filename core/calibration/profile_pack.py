@@ -10,11 +10,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
-from ..pack_files import USER_PACKS_ORIGIN
+from ..files.pack_files import USER_PACKS_ORIGIN
 from ..specs import CalibrationScore
 
 if TYPE_CHECKING:
-    from ..registry import Registry
+    from ..registry.index import Registry
 
 METRICS = ("decode_tps", "prefill_tps")
 

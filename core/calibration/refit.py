@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..accuracy import IDENTICAL_MOE_BATCH, measurement_scenarios
-from ..estimation import Batch
+from ..engine.accuracy import IDENTICAL_MOE_BATCH, measurement_scenarios
+from ..engine.estimation import Batch
 from .blocks import COMMAND, PROFILE, pack_block
 from .crossval import (HEADER, REPEATS, SOURCE_REPEATS, Stats, bands_of, cross_validate,
                        cross_validate_by_source, groups_of, stats, summary)
@@ -22,7 +22,7 @@ from .fit import Fit
 from .rows import Data, Rows
 
 if TYPE_CHECKING:
-    from ..registry import Registry
+    from ..registry.index import Registry
 
 MIN_ENGINE_ROWS = 30   # decode rows on at least two devices for an engine's own fit
 Emit = Callable[[str], None]

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from ..accuracy import IDENTICAL_MOE_BATCH, measurement_scenarios, outside_model
-from ..estimation import Batch
-from ..pack_files import USER_PACKS_ORIGIN
+from ..engine.accuracy import IDENTICAL_MOE_BATCH, measurement_scenarios, outside_model
+from ..engine.estimation import Batch
+from ..files.pack_files import USER_PACKS_ORIGIN
 
 if TYPE_CHECKING:
-    from ..registry import Registry
+    from ..registry.index import Registry
 
 Array = npt.NDArray[Any]
 Item = dict[str, Any]
@@ -80,7 +80,7 @@ Data = dict[tuple[str, str], Rows]
 def load(registry: Registry, apart: bool = False, user_rows: bool = True) -> Data:
     """Every measurement row with its scenario's features, by (engine, metric): the rows whose
     workload the profile models, or with ``apart`` the batches of identical sequences
-    (fitproof.accuracy.outside_model; rows with experts kept on the host are left to
+    (fitproof.engine.accuracy.outside_model; rows with experts kept on the host are left to
     fitproof validate, whose formulas have the host-copy term this fit does not fit),
     which fit no constant and are scored apart. Rows of the user's pack folder are marked
     ``user``; without ``user_rows`` they are left out."""

@@ -19,7 +19,7 @@ from .serving_fit import (MIN_DEVICES, SERVING_DONOR, ServingFit, enough_devices
 from .serving_rows import SERVING, ServingData, ServingRows
 
 if TYPE_CHECKING:
-    from ..registry import Registry
+    from ..registry.index import Registry
 
 
 @attrs.frozen

@@ -13,7 +13,7 @@ from .serving_model import SCALARS, ServingLayout, predict
 from .serving_rows import ServingRows
 
 if TYPE_CHECKING:
-    from ..registry import Registry
+    from ..registry.index import Registry
 
 LOSS_SCALE = 0.1
 PRIOR_LOG_SD = 1.0  # each constant's pull towards its start (a weak prior, in log)

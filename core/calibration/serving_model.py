@@ -34,7 +34,7 @@ from .rows import Array
 from .serving_rows import ServingRows
 
 if TYPE_CHECKING:
-    from ..registry import Registry
+    from ..registry.index import Registry
 
 MIN_KERNEL_ROWS = 8
 # the constants of the serving block: (key, is a share of at most 1, pulled towards DONOR's)

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..accuracy import measurement_scenarios
-from ..estimation import Batch
+from ..engine.accuracy import measurement_scenarios
+from ..engine.estimation import Batch
 from .rows import Array
 from .serving_blocks import borrowed, pack_serving_block, serving_block
 from .serving_fit import SERVING_DONOR, ServingFit, enough_devices, fit, held_out, ratios
@@ -20,7 +20,7 @@ from .serving_model import predict
 from .serving_rows import METRICS, SERVING, SERVING_ENGINES, ServingData, ServingRows
 
 if TYPE_CHECKING:
-    from ..registry import Registry
+    from ..registry.index import Registry
 
 Emit = Callable[[str], None]
 # each engine's rows with their held-out ratios (by device, by page), for the pooled table

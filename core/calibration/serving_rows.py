@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..accuracy import measurement_scenarios, outside_model
-from ..estimation import Batch
-from ..pack_files import USER_PACKS_ORIGIN
+from ..engine.accuracy import measurement_scenarios, outside_model
+from ..engine.estimation import Batch
+from ..files.pack_files import USER_PACKS_ORIGIN
 from .rows import Array, Item
 
 if TYPE_CHECKING:
-    from ..registry import Registry
+    from ..registry.index import Registry
 
 SERVING_ENGINES = ("vllm", "sglang")  # the engines whose packs hold a fitted serving block
 SERVING = ("output_tps", "total_tps", "tpot_ms", "ttft_ms")
@@ -87,7 +87,7 @@ def page_of(url: str) -> str:
 
 def load_serving(registry: Registry, apart: bool = False, user_rows: bool = True) -> ServingData:
     """The rows of the serving engines by engine: those whose workload the profile models,
-    or with ``apart`` those it does not (fitproof.accuracy.outside_model), which fit no
+    or with ``apart`` those it does not (fitproof.engine.accuracy.outside_model), which fit no
     constant and are scored apart. Rows of the user's pack folder are marked ``user``;
     without ``user_rows`` they are left out."""
     entries, scenarios = measurement_scenarios(registry)

@@ -29,7 +29,7 @@ from typing import Any
 import attrs
 
 from ..errors import InputError
-from ..registry import Registry
+from ..registry.index import Registry
 from .config_file import file_uri, pack_text, read_input
 
 MAX_BENCH_BYTES = 20_000_000

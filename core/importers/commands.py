@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import InputError
-from ..registry import Registry
+from ..registry.index import Registry
 from .hub import HubModel
 
 

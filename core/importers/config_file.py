@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import quote_from_bytes
 
 from ..errors import InputError
-from ..pack_files import read_bounded
+from ..files.pack_files import read_bounded
 
 MAX_CONFIG_BYTES = 5_000_000
 MAX_NUMBER_DIGITS = 40  # as in a pack: no figure a model is sized with comes near it

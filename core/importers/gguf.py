@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from ..pack_files import NotARegularFile, open_regular
-from .gguf_header import HeaderError, check_header
-from ..registry import Registry
-from .huggingface import ConfigNotUnderstood, ImportedModel, family_of, model_pack_text
+from ..files.pack_files import NotARegularFile, open_regular
+from ..registry.index import Registry
 from ..specs import ImporterPack
+from .gguf_header import HeaderError, check_header
+from .huggingface import ConfigNotUnderstood, ImportedModel, family_of, model_pack_text
 
 if TYPE_CHECKING:
     from gguf import GGUFReader, ReaderField

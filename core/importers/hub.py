@@ -29,7 +29,7 @@ from typing import Any
 import attrs
 
 from ..errors import InputError
-from ..pack_files import USER_PACKS_ENV, user_pack_folder
+from ..files.pack_files import USER_PACKS_ENV, user_pack_folder
 from .config_file import MAX_CONFIG_BYTES, read_config
 
 # ORG/NAME as the Hub allows them (letters, digits, '-', '_', '.'; at most 96 characters each)

@@ -17,10 +17,10 @@ from typing import Any
 import attrs
 
 from ..errors import InputError
-from .config_file import read_config as read_config
-from .checkpoint_formats import checkpoint_format
-from ..registry import Registry
+from ..registry.index import Registry
 from ..specs import ImporterPack
+from .checkpoint_formats import checkpoint_format
+from .config_file import read_config as read_config
 
 
 

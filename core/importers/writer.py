@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import InputError, PackError
-from ..loader import load_pack
-from ..own_output import check_parents, check_target, write_file
-from ..pack_files import PackSource
+from ..files.loader import load_pack
+from ..files.own_output import check_parents, check_target, write_file
+from ..files.pack_files import PackSource
 
 _ID_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789._-")
 

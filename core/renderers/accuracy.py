@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..views import Accuracy
+from ..views.results import Accuracy
 from .blocks import Heading, Paragraph, Table, render_markdown, render_text
 
 

@@ -151,15 +151,15 @@ def _template_data(block: Block) -> dict[str, object]:
 
 def render_html(blocks: Sequence[Block], title: str, language: str) -> str:
     """One standalone HTML page (the site's stylesheet inlined), from the site's report
-    template (``site_templates/report.html.j2``); every text is escaped by Jinja2."""
+    template (``site/templates/report.html.j2``); every text is escaped by Jinja2."""
     from importlib.resources import files
 
     import jinja2
 
     package = files("fitproof")
     environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(package.joinpath("site_templates"))),
+        loader=jinja2.FileSystemLoader(str(package.joinpath("site", "templates"))),
         autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
-    css = package.joinpath("site_assets", "fitproof-site.css").read_text(encoding="utf-8")
+    css = package.joinpath("site", "assets", "fitproof-site.css").read_text(encoding="utf-8")
     return environment.get_template("report.html.j2").render(
         blocks=[_template_data(b) for b in blocks], title=title, language=language, css=css)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..views import CalibrationView
+from ..views.results import CalibrationView
 
 HEADER = ("engine      metric       rows on       constants     rows    MAPE  median APE  "
           "median pred/meas\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..views import DetectedDevice, DetectView
+from ..views.results import DetectedDevice, DetectView
 from .display import display_number
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..rounding import round_half_away
+from ..formula.rounding import round_half_away
 
 
 def display_number(value: float | None, precision: int | None = None, display: str = "number",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import textwrap
 
-from ..estimate_view import EstimateView
+from ..views.estimate import EstimateView
 from .display import display_number, signed, significant
 from .escape import terminal
 

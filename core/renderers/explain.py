@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..derivation import Derivation, latex_number
-from ..numbers import format_number
+from ..engine.derivation import Derivation, latex_number
+from ..views.numbers import format_number
 from .escape import latex, latex_math, markdown, markdown_code
 
 _WIDTH = 100

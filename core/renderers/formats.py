@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..formats import OutputFormat, RenderOptions
-from ..report_view import ReportView
-from ..views import DerivationView, ModelsView
+from ..views.formats import OutputFormat, RenderOptions
+from ..views.report import ReportView
+from ..views.results import DerivationView, ModelsView
 from . import accuracy, blocks, explain, models, packs, sensitivity, solve, sweep
-from .detect import detect_json, render_detect_text
-from .measurements import measurements_json, render_measurements_text
 from .calibration import calibration_json, render_calibration_text
+from .detect import detect_json, render_detect_text
 from .escape import terminal
 from .estimate_text import render_estimate, render_estimate_json
 from .i18n import Messages
+from .measurements import measurements_json, render_measurements_text
 from .report_document import report_blocks
 from .report_json import report_dict
 

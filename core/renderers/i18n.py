@@ -6,13 +6,13 @@ from ..errors import InputError
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ..message_format import fill
-from ..rounding import round_half_away
+from ..formula.rounding import round_half_away
+from ..views.message_format import fill
 from .display import display_number
 
 if TYPE_CHECKING:
-    from ..report_view import Cell
     from ..specs import CatalogPack
+    from ..views.report import Cell
 
 FALLBACK = "en"
 
@@ -39,7 +39,7 @@ class Messages:
         text = self.catalog.messages.get(key)
         if text is None:
             text = self.fallback.messages.get(key, key)
-        return fill(text, values)  # the restricted format language (message_format.py)
+        return fill(text, values)  # the restricted format language (views/message_format.py)
 
     def get(self, key: str, default: str) -> str:
         """The message ``key`` in this language, else ``default`` (no English fallback)."""

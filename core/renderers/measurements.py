@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..views import MeasurementsView
+from ..views.results import MeasurementsView
 from .display import significant
 
 _UNITS = {"decode_tps": "tok/s", "prefill_tps": "tok/s", "output_tps": "tok/s",

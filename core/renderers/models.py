@@ -6,7 +6,7 @@ from typing import Any
 
 import dataclasses
 
-from ..views import ModelsView
+from ..views.results import ModelsView
 from .blocks import Block, Heading, Paragraph, Table, render_text
 from .display import display_number, signed
 

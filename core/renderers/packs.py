@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-from ..views import LoadedPack, PacksView, PackView, ValidationReport
+from ..views.results import LoadedPack, PacksView, PackView, ValidationReport
 from .escape import terminal_field
 
 

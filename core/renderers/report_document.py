@@ -6,7 +6,7 @@ and sentence from the language's catalog.
 
 from __future__ import annotations
 
-from ..report_view import ReportView
+from ..views.report import ReportView
 from .blocks import Block, Code, Facts, Heading, Paragraph, Table
 from .i18n import Messages
 from .report_writer import ReportWriter

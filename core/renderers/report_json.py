@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..report_view import Pick, ReportView
-from ..views import Verdict
+from ..views.report import Pick, ReportView
+from ..views.results import Verdict
 from .i18n import Messages
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..report_view import Cell, Pick, ProviderRow, ReportView
-from ..views import Verdict
+from ..views.report import Cell, Pick, ProviderRow, ReportView
+from ..views.results import Verdict
 from .blocks import Block, Paragraph
 from .i18n import Messages
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..derivation import Derivation
-from ..numbers import format_number
-from ..views import Elasticity
+from ..engine.derivation import Derivation
+from ..views.numbers import format_number
+from ..views.results import Elasticity
 from .escape import latex, markdown, markdown_code
 
 GROUP_TITLES = {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..numbers import format_number
-from ..views import SolveView
+from ..views.numbers import format_number
+from ..views.results import SolveView
 from . import explain
 
 _WIDTH = 100  # as explain's tree: the location ends at this column

@@ -1,6 +1,6 @@
 """Rendering for ``fitproof sweep``: CSV and JSON Lines (one row per scenario, values as
 computed) and an aligned table for a terminal. Parquet, the one binary form, is
-``core/parquet.py``."""
+``core/api/parquet.py``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import math
 from typing import Any
 
-from ..views import SweepView
+from ..views.results import SweepView
 from .blocks import Table, render_text
 from .display import display_number
 

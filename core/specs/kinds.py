@@ -1,8 +1,8 @@
 """The one table of pack kinds: what each ``kind:`` is called, its schema, its class, the
 folder its built-in packs live in, and which other kinds its fields name.
 
-Loading (``structure.py``), schema validation (``validation.py``), the registry's index
-(``registry.py``: ``Registry.by_kind``) and ``fitproof packs list`` read this table. The
+Loading (``structure.py``), schema validation (``files/validation.py``), the registry's index
+(``registry/index.py``: ``Registry.by_kind``) and ``fitproof packs list`` read this table. The
 JSON schema ``schemas/<schema>.schema.json`` is the one place a pack's fields are declared;
 ``tests/test_pack_kinds.py`` checks that the schema and the class agree, field by field.
 A new kind is a row here, a schema, a class and its packs (docs/architecture.md shows one).
@@ -40,7 +40,7 @@ class PackKind:
     schema: str  # schemas/<schema>.schema.json
     spec: type  # the frozen class cattrs structures the pack into
     folder: str  # packs/<folder>/ holds the built-in packs of this kind
-    links: tuple[str, ...] = ()  # kinds whose ids this kind's fields name (checks.py)
+    links: tuple[str, ...] = ()  # kinds whose ids this kind's fields name (registry/checks.py)
 
 
 KINDS: tuple[PackKind, ...] = (

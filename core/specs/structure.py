@@ -9,8 +9,8 @@ import cattrs
 
 from .common import Figure, PackFile, Sources
 from .engine import LaunchPart
-from .kv_cache import KVCachePack
 from .kinds import PACK_CLASSES
+from .kv_cache import KVCachePack
 from .provider import Provider
 from .quantization import QuantizationPack
 

@@ -1,0 +1,110 @@
+"""Build the plugin manager, load plugins one by one, and collect what they register.
+
+Hooks are only called through the functions here. A plugin that fails to import or whose
+hook raises is reported by name (a warning); the other plugins keep working.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from importlib import import_module
+from importlib.metadata import entry_points
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+import attrs
+import pluggy
+
+from .. import hookspecs
+from ..files.pack_files import PackRoot
+from ..views.formats import Formats, OutputFormat
+
+DEFAULT_PLUGINS = ("fitproof.api.builtin",)
+ENTRY_POINT_GROUP = "fitproof"
+
+
+@attrs.frozen
+class PluginSet:
+    manager: pluggy.PluginManager = attrs.field(eq=False)
+    warnings: tuple[str, ...] = ()
+
+
+def plugin_manager(*, entry_points_group: str | None = ENTRY_POINT_GROUP,
+                   extra_plugins: Iterable[object] = ()) -> PluginSet:
+    """A manager with the built-in plugins, installed plugins and ``extra_plugins``.
+
+    ``entry_points_group=None`` skips installed plugins (tests use this to stay isolated).
+    """
+    manager = pluggy.PluginManager(hookspecs.PROJECT)
+    manager.add_hookspecs(hookspecs)
+    warnings: list[str] = []
+    for name in DEFAULT_PLUGINS:
+        manager.register(import_module(name), name=name)
+    if entry_points_group:
+        for entry_point in sorted(entry_points(group=entry_points_group), key=lambda e: e.name):
+            dist = entry_point.dist.name if entry_point.dist else entry_point.value
+            try:
+                plugin = entry_point.load()
+                if manager.is_registered(plugin):
+                    continue
+                manager.register(plugin, name=f"{dist}:{entry_point.name}")
+            # a broken plugin must not break the tool, even one that calls sys.exit() or
+            # raises KeyboardInterrupt while it is imported
+            except (Exception, SystemExit, KeyboardInterrupt) as exc:
+                warnings.append(f"plugin {entry_point.name!r} from {dist} failed to load: "
+                                f"{type(exc).__name__}: {exc}")
+    for plugin in extra_plugins:
+        manager.register(plugin)
+    try:
+        manager.check_pending()
+    except pluggy.PluginValidationError as exc:
+        warnings.append(f"plugin {exc.plugin!r} implements an unknown hook: {exc}")
+    return PluginSet(manager, tuple(warnings))
+
+
+def collect_pack_roots(plugins: PluginSet) -> tuple[list[PackRoot], list[str]]:
+    """Call ``register_packs`` on every plugin, isolating failures; built-ins come first."""
+    roots: list[PackRoot] = []
+    warnings: list[str] = []
+    for impl in plugins.manager.hook.register_packs.get_hookimpls():  # registration order
+        origin = impl.plugin_name
+        builtin = origin in DEFAULT_PLUGINS
+
+        def register(path: object, _origin: str = origin, _builtin: bool = builtin) -> None:
+            if not isinstance(path, (Path, Traversable)) and not isinstance(path, str):
+                raise TypeError(f"register() takes a folder path, got {type(path).__name__}")
+            folder = Path(path) if isinstance(path, str) else path
+            label = "packs" if _builtin else f"{_origin.split(':')[0]}:{getattr(folder, 'name', '')}"
+            roots.append(PackRoot(folder, "fitproof" if _builtin else _origin, label))
+
+        try:
+            impl.function(register=register)
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
+            warnings.append(f"plugin {origin!r} failed in register_packs: "
+                            f"{type(exc).__name__}: {exc}")
+    return roots, warnings
+
+
+def collect_output_formats(plugins: PluginSet) -> tuple[Formats, list[str]]:
+    """Call ``register_output_formats`` on every plugin, isolating failures; built-ins first."""
+    formats: list[OutputFormat] = []
+    warnings: list[str] = []
+    for impl in plugins.manager.hook.register_output_formats.get_hookimpls():
+        origin = impl.plugin_name
+        found: list[OutputFormat] = []
+
+        def register(name: str, view: str, render: object, description: str = "",
+                     _origin: str = origin, _found: list[OutputFormat] = found) -> None:
+            if not callable(render):
+                raise TypeError(f"render for format {name!r} is not callable")
+            _found.append(OutputFormat(name, view, render, description,
+                                       "fitproof" if _origin in DEFAULT_PLUGINS else _origin))
+
+        try:
+            impl.function(register=register)
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
+            warnings.append(f"plugin {origin!r} failed in register_output_formats: "
+                            f"{type(exc).__name__}: {exc}")
+            continue
+        formats.extend(found)
+    return Formats(formats), warnings
