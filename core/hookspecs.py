@@ -25,6 +25,8 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 PackRegistrar = Callable[[Path | Traversable], None]
 #: register(name, view, render, description=""): render(view_object, options) -> str
 FormatRegistrar = Callable[..., None]
+#: register(name, help, arguments, run): arguments(parser); run(registry, args) -> str | None
+CommandRegistrar = Callable[..., None]
 
 
 @hookspec
@@ -50,4 +52,21 @@ def register_output_formats(register: FormatRegistrar) -> None:
     API function returns (``fitproof.api.estimate_view`` and so on) and ``options`` a
     :class:`fitproof.views.formats.RenderOptions`. ``fitproof estimate --format NAME`` then uses
     it. A format registered later under the same name and view replaces the earlier one.
+    """
+
+
+@hookspec
+def register_commands(register: CommandRegistrar) -> None:
+    """Add commands to the ``fitproof`` command line.
+
+    Call ``register(name, help, arguments, run)`` once per command. ``name`` is one word
+    (lower-case letters, digits and hyphens); ``help`` is the line ``fitproof --help`` shows.
+    ``arguments(parser)`` adds the command's arguments to its :class:`argparse.ArgumentParser`,
+    which already has the shared options (``--pack-dir``, ``--no-plugins``, ``--strict``,
+    ``--profile``, ``--allow-override``). ``run(registry, args)`` does the work with the
+    packs loaded as those options say (a :class:`fitproof.registry.index.Registry`; the
+    public API, ``fitproof.api``, takes it) and the parsed ``args``, and returns the text to
+    print, or ``None``. A :class:`fitproof.errors.FitproofError` it raises is one line and
+    its exit code; any other exception is reported as the plugin's failure, exit code 1.
+    A name one of fitproof's own commands has is ignored, with a warning.
     """

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..version import __version__
 from .amounts import parse_parameters, parse_tokens
+from .commands import PluginCommandError, plugin_commands, run_plugin_command
 from .documents import output_formats, render, report, site
 from .library import calibrate, load, load_registry, pack, packs, validate_packs
 from .scenarios import (estimate, estimate_columns, estimate_from_snapshot, estimate_many,
@@ -60,7 +61,7 @@ __all__ = [
     "estimate_many", "estimate_view", "explain", "Formats", "HubImport", "import_gguf",
     "import_hf", "import_hub", "is_hub_repository", "load", "load_registry", "measurements",
     "models", "output_formats", "pack", "packs", "parse_parameters", "parse_tokens",
-    "Registry", "render", "render_estimate", "RenderOptions", "report", "scenario", "Scenario",
-    "site", "solve", "store_snapshot", "sweep", "validate_packs", "write_file",
-    "write_parquet",
+    "plugin_commands", "PluginCommandError", "Registry", "render", "render_estimate",
+    "RenderOptions", "report", "run_plugin_command", "scenario", "Scenario", "site", "solve",
+    "store_snapshot", "sweep", "validate_packs", "write_file", "write_parquet",
 ]

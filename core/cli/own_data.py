@@ -10,7 +10,7 @@ from .. import api
 from .shared import _imported, _registry, _show
 
 
-def _import(args: argparse.Namespace) -> int:
+def import_pack(args: argparse.Namespace) -> int:
     registry = _registry(args)
     if args.import_command == "hf" and api.is_hub_repository(args.path):
         done = api.import_hub(args.path, registry, model_id=args.model_id, out=args.out,
@@ -29,7 +29,7 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _measurements(args: argparse.Namespace) -> int:
+def measurements(args: argparse.Namespace) -> int:
     registry = _registry(args)
     view = api.measurements(registry, model=args.model, hardware=args.hardware,
                             quant=args.quant, engine=args.engine)
@@ -38,7 +38,7 @@ def _measurements(args: argparse.Namespace) -> int:
 
 
 
-def _bench(args: argparse.Namespace) -> int:
+def bench(args: argparse.Namespace) -> int:
     registry = _registry(args)
     hardware, gpus = args.hardware, args.gpus
     if hardware == "auto":
@@ -55,7 +55,7 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _calibrate(args: argparse.Namespace) -> int:
+def calibrate(args: argparse.Namespace) -> int:
     registry = _registry(args)
     view = api.calibrate(registry, name=args.name, engine=args.engine, repeats=args.repeats,
                          force=args.force, out=args.out)

@@ -6,7 +6,8 @@ hook raises is reported by name (a warning); the other plugins keep working.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 from importlib import import_module
 from importlib.metadata import entry_points
 from importlib.resources.abc import Traversable
@@ -20,6 +21,8 @@ from ..files.pack_files import PackRoot
 from ..views.formats import Formats, OutputFormat
 
 DEFAULT_PLUGINS = ("fitproof.api.builtin",)
+# a plugin command's name: one word, as fitproof's own are
+COMMAND_NAME = re.compile(r"[a-z][a-z0-9-]{0,39}")
 ENTRY_POINT_GROUP = "fitproof"
 
 
@@ -108,3 +111,42 @@ def collect_output_formats(plugins: PluginSet) -> tuple[Formats, list[str]]:
             continue
         formats.extend(found)
     return Formats(formats), warnings
+
+
+@attrs.frozen
+class PluginCommand:
+    """A command a plugin adds (``register_commands``): its name and help line, the function
+    that adds its arguments to its parser and the one that runs it, and the plugin's name."""
+
+    name: str
+    help: str
+    arguments: Callable[..., object] = attrs.field(eq=False)
+    run: Callable[..., object] = attrs.field(eq=False)
+    origin: str
+
+
+def collect_commands(plugins: PluginSet) -> tuple[list[PluginCommand], list[str]]:
+    """Call ``register_commands`` on every plugin, isolating failures: a plugin whose hook
+    raises, or registers a command of a bad name or without callables, adds none."""
+    commands: list[PluginCommand] = []
+    warnings: list[str] = []
+    for impl in plugins.manager.hook.register_commands.get_hookimpls():
+        origin = impl.plugin_name
+        found: list[PluginCommand] = []
+
+        def register(name: object, help: object, arguments: object, run: object,
+                     _origin: str = origin, _found: list[PluginCommand] = found) -> None:
+            if not isinstance(name, str) or not COMMAND_NAME.fullmatch(name):
+                raise ValueError(f"command name {name!r} is not one lower-case word")
+            if not callable(arguments) or not callable(run):
+                raise TypeError(f"command {name!r}: arguments and run must be functions")
+            _found.append(PluginCommand(name, str(help), arguments, run, _origin))
+
+        try:
+            impl.function(register=register)
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
+            warnings.append(f"plugin {origin!r} failed in register_commands: "
+                            f"{type(exc).__name__}: {exc}")
+            continue
+        commands.extend(found)
+    return commands, warnings
