@@ -35,7 +35,7 @@ def packs() -> fitproof.Registry:
 @pytest.fixture(autouse=True)
 def _loaded_once(packs, monkeypatch):
     """site and sweep read the packs loaded once (the commands' own work is what is tested)."""
-    cli = importlib.import_module("fitproof.cli")
+    cli = importlib.import_module("fitproof.cli.runs")
     monkeypatch.setattr(cli, "_registry", lambda args, extra_dirs=(): packs)
 
 
