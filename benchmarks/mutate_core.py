@@ -21,6 +21,9 @@ tests, which are not run.
     python benchmarks/mutate_core.py --sample 300 --seed 1    # 300 mutants drawn at random
     python benchmarks/mutate_core.py -k formula/scalar.py     # every mutant of one module
 
+A mutant whose tests run past ``--timeout`` (300 s) is reported as timed out and, like one
+whose run pytest could not start, is not counted as killed.
+
 Results are appended to ``benchmarks/.mutants/results.jsonl`` keyed by the mutant and the
 module's text, so a run resumes where the last stopped and a changed module is tried
 again. It prints one line per mutant (killed by which test, or SURVIVED with its place)
@@ -53,7 +56,9 @@ RESULTS = WORK / "results.jsonl"
 COVERAGE = WORK / "coverage.json"
 # the tests a mutant can be seen by: in-process ones (no browser, Node or pdflatex)
 SELECTION = "not browser and not node and not latex"
-TIMEOUT_S = 600
+# a mutant whose tests run longer is reported as timed out, and not counted as killed: it
+# may be a hang the watchdogs would catch, or a survivor whose tests are many and slow
+TIMEOUT_S = 300
 
 BINARY = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
           ast.FloorDiv: ast.Div, ast.Mod: ast.FloorDiv, ast.Pow: ast.Mult}
@@ -261,27 +266,33 @@ def _context_test(context: str) -> str:
     return context.split("|")[0].split("[")[0]
 
 
-def run_mutant(mutant: Mutant, tests: list[str]) -> dict[str, object]:
+def run_mutant(mutant: Mutant, tests: list[str], timeout: float = TIMEOUT_S
+               ) -> dict[str, object]:
     """Run ``tests`` against the mutant, quickest first, stopping at the first failure."""
     start = time.monotonic()
     if not tests:
         return {"status": "survived", "by": "no test runs this line", "seconds": 0.0}
     with tempfile.TemporaryDirectory(prefix="fp-mutant-") as folder:
-        Path(folder, "fitproof_mutant_loader.py").write_text(LOADER, encoding="utf-8")
-        source = Path(folder, Path(mutant.path).name)
+        # the loader on the path; the mutated module beside it, off the path (a module
+        # named select.py there would stand in for the standard library's)
+        loader, source = Path(folder, "loader"), Path(folder, "mutant", Path(mutant.path).name)
+        loader.mkdir()
+        source.parent.mkdir()
+        (loader / "fitproof_mutant_loader.py").write_text(LOADER, encoding="utf-8")
         source.write_text(mutated_source(mutant), encoding="utf-8")
         environment = {**os.environ, "FITPROOF_MUTANT_MODULE": mutant.module,
                        "FITPROOF_MUTANT_FILE": str(source),
-                       "PYTHONPATH": os.pathsep.join([folder, os.environ.get("PYTHONPATH", "")]),
+                       "PYTHONPATH": os.pathsep.join([str(loader),
+                                                      os.environ.get("PYTHONPATH", "")]),
                        "PYTHONDONTWRITEBYTECODE": "1"}
         command = [sys.executable, "-m", "pytest", "-x", "-q", "-n0", "--full", "-m", SELECTION,
                    "-p", "fitproof_mutant_loader", "-p", "no:cacheprovider", "-p", "no:pytest_cov",
-                   "--no-header", "-rN", "--tb=no", *tests]
+                   "--no-header", "-rf", "--tb=no", *tests]
         try:
             done = subprocess.run(command, cwd=REPO, env=environment, capture_output=True,
-                                  text=True, timeout=TIMEOUT_S)
+                                  text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            return {"status": "killed", "by": f"timeout ({TIMEOUT_S} s)",
+            return {"status": "timeout", "by": f"its tests ran past {timeout:g} s",
                     "seconds": round(time.monotonic() - start, 1)}
     seconds = round(time.monotonic() - start, 1)
     if done.returncode == 0:
@@ -289,8 +300,12 @@ def run_mutant(mutant: Mutant, tests: list[str]) -> dict[str, object]:
     if done.returncode == 1:
         failed = re.findall(r"^FAILED (\S+)", done.stdout, re.M) or ["a test"]
         return {"status": "killed", "by": failed[0], "seconds": seconds}
-    # an import or collection error (the mutant broke the module itself) is a kill too
-    return {"status": "killed", "by": f"pytest exit {done.returncode}", "seconds": seconds}
+    if done.returncode == 2:  # an import or collection error: the mutant broke the module
+        return {"status": "killed", "by": "an error as the tests were collected",
+                "seconds": seconds}
+    # pytest's usage errors and "no tests ran" say nothing of the mutant: not a kill
+    return {"status": "error", "by": f"pytest exit {done.returncode}: "
+            f"{(done.stdout + done.stderr).strip().splitlines()[-1:]}", "seconds": seconds}
 
 
 def main() -> int:
@@ -301,6 +316,8 @@ def main() -> int:
     parser.add_argument("-k", dest="only", help="only modules whose path contains this")
     parser.add_argument("--jobs", type=int, default=2, help="mutants at a time (default 2)")
     parser.add_argument("--list", action="store_true", help="list the mutants, run none")
+    parser.add_argument("--timeout", type=float, default=TIMEOUT_S,
+                        help=f"seconds a mutant's tests may take (default {TIMEOUT_S})")
     args = parser.parse_args()
     paths = sorted(p for layer in LAYERS for p in (CORE / layer).glob("*.py"))
     chosen = [m for m in mutants(paths) if not args.only or args.only in m.path]
@@ -322,17 +339,22 @@ def main() -> int:
     def tests_of(mutant: Mutant) -> list[str]:
         by_line = lines.get(mutant.path, {})
         tests = by_line.get(str(mutant.line), []) + by_line.get(str(mutant.statement), [])
+        run_at_import = not tests and any(str(n) in by_line
+                                          for n in (mutant.line, mutant.statement))
+        if run_at_import:  # a module-level line, run as the module is imported: any test
+            tests = [t for found in by_line.values() for t in found]  # of the module's
         return sorted(set(tests), key=lambda t: seconds.get(t, 60.0))
 
     def attempt(mutant: Mutant) -> None:
-        outcome = run_mutant(mutant, tests_of(mutant))
+        outcome = run_mutant(mutant, tests_of(mutant), args.timeout)
         entry = {"key": mutant.key, "place": f"{mutant.path}:{mutant.line}",
                  "change": mutant.change, **outcome}
         with RESULTS.open("a", encoding="utf-8") as stream:
             stream.write(json.dumps(entry) + "\n")
         done[mutant.key] = entry
-        label = "killed by " + str(outcome["by"]) if outcome["status"] == "killed" else \
-            f"SURVIVED ({outcome['by']})"
+        label = {"killed": f"killed by {outcome['by']}", "survived": f"SURVIVED ({outcome['by']})",
+                 "timeout": f"TIMED OUT ({outcome['by']})",
+                 "error": f"ERROR ({outcome['by']})"}[str(outcome["status"])]
         print(f"core/{mutant.path}:{mutant.line}: {mutant.change}: {label} "
               f"[{outcome['seconds']} s]", flush=True)
 
@@ -356,11 +378,13 @@ def _summary(entries: list[dict[str, object]]) -> int:
         if not group:
             continue
         killed = sum(e["status"] == "killed" for e in group)
+        timeouts = sum(e["status"] == "timeout" for e in group)
         print(f"{layer or 'all':8} {killed:5,} of {len(group):5,} mutants killed "
-              f"({100 * killed / len(group):.1f} %)")
-    survivors = [e for e in entries if e["status"] == "survived"]
+              f"({100 * killed / len(group):.1f} %; {timeouts} timed out, counted as not "
+              "killed)")
+    survivors = [e for e in entries if e["status"] != "killed"]
     for entry in sorted(survivors, key=lambda e: str(e["place"])):
-        print(f"  survived: core/{entry['place']}: {entry['change']} ({entry['by']})")
+        print(f"  {entry['status']}: core/{entry['place']}: {entry['change']} ({entry['by']})")
     return 1 if survivors else 0
 
 

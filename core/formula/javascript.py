@@ -18,10 +18,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .functions import FUNCTIONS
+from .operators import OPERATORS, Operator, operator_symbol
 
-_ARITHMETIC = {"+", "-", "*"}
-_RUNTIME_BINARY = {"/": "R.div", "//": "R.fdiv", "%": "R.mod", "**": "R.pow"}
-_COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
+_COMPARISONS = {row.symbol for row in OPERATORS.values() if row.kind == "comparison"}
 
 
 class UnknownNode(ValueError):
@@ -44,19 +43,13 @@ def js_expression(tree: list[Any]) -> str:
     if kind == "ref":
         return f"e[{json.dumps(str(tree[1]))}]"
     if kind == "unary":
-        operand = js_expression(tree[2])
-        if tree[1] == "-":
-            return f"(-({operand}))"
-        if tree[1] == "+":
-            return operand
-        if tree[1] == "not":
-            return f"R.not({operand})"
+        row = OPERATORS.get(operator_symbol("unary", str(tree[1])))
+        if row is not None and row.kind == "unary":
+            return _operation(row, [js_expression(tree[2])])
     elif kind == "binary":
-        op, left, right = tree[1], js_expression(tree[2]), js_expression(tree[3])
-        if op in _ARITHMETIC:
-            return f"({left} {op} {right})"
-        if op in _RUNTIME_BINARY:
-            return f"{_RUNTIME_BINARY[op]}({left}, {right})"
+        row = OPERATORS.get(str(tree[1]))
+        if row is not None and row.kind == "arithmetic":
+            return _operation(row, [js_expression(tree[2]), js_expression(tree[3])])
     elif kind == "compare":
         ops = [str(op) for op in tree[1]]
         if not ops or any(op not in _COMPARISONS for op in ops):
@@ -64,9 +57,9 @@ def js_expression(tree: list[Any]) -> str:
         operands = ", ".join(js_expression(o) for o in tree[2])
         return f"R.compare({json.dumps(ops)}, [{operands}])"
     elif kind == "bool":
-        if tree[1] in ("and", "or"):
-            parts = ", ".join(js_expression(v) for v in tree[2])
-            return f"R.{'both' if tree[1] == 'and' else 'either'}([{parts}])"
+        row = OPERATORS.get(str(tree[1]))
+        if row is not None and row.kind == "logic":
+            return _operation(row, [js_expression(v) for v in tree[2]])
     elif kind == "cond":
         return (f"R.cond({js_expression(tree[1])}, {js_expression(tree[2])}, "
                 f"{js_expression(tree[3])})")
@@ -77,18 +70,31 @@ def js_expression(tree: list[Any]) -> str:
     raise UnknownNode(f"unknown formula node {tree[:2]!r}")
 
 
-# where the runtime (site/assets/fitproof-runtime.js) takes the table's functions
+def _operation(row: Operator, operands: list[str]) -> str:
+    """An operator applied: inline where JavaScript has it with the row's very meaning
+    (``(a + b)``), else a call of the row's function in the runtime (``R.op["//"]([a, b])``)."""
+    if row.inline is not None:
+        return row.inline.format(*operands)
+    return f"R.op[{json.dumps(row.symbol)}]([{', '.join(operands)}])"
+
+
+# where the runtime (site/assets/fitproof-runtime.js) takes the tables' functions
 FUNCTIONS_SLOT = "/* formula functions: formula_js.runtime_script */ null"
+OPERATORS_SLOT = "/* formula operators: formula_js.runtime_script */ null"
 
 
 def runtime_script(runtime: str) -> str:
-    """The site's runtime with the function table's JavaScript forms in its slot (``R.fn``):
-    what ``fitproof site`` writes as fitproof-runtime.js, so the browser calls the very
-    functions the table defines (core/formula/functions.py)."""
-    if runtime.count(FUNCTIONS_SLOT) != 1:
-        raise ValueError("the runtime has no single slot for the formula functions")
-    return runtime.replace(FUNCTIONS_SLOT, _object(
+    """The site's runtime with the function and operator tables' JavaScript forms in their
+    slots (``R.fn``, ``R.op``): what ``fitproof site`` writes as fitproof-runtime.js, so the
+    browser calls the very functions the tables define (core/formula/functions.py and
+    core/formula/operators.py)."""
+    for slot, what in ((FUNCTIONS_SLOT, "functions"), (OPERATORS_SLOT, "operators")):
+        if runtime.count(slot) != 1:
+            raise ValueError(f"the runtime has no single slot for the formula {what}")
+    runtime = runtime.replace(FUNCTIONS_SLOT, _object(
         ((name, function.javascript) for name, function in FUNCTIONS.items()), "      "))
+    return runtime.replace(OPERATORS_SLOT, _object(
+        ((symbol, row.javascript) for symbol, row in OPERATORS.items()), "      "))
 
 
 def js_function(tree: list[Any]) -> str:

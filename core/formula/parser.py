@@ -23,6 +23,7 @@ from typing import Any, Union, cast
 import attrs
 
 from .functions import FUNCTIONS  # the table of functions: names, arities, forms
+from .operators import OPERATORS  # the table of operators: symbols, forms
 
 MAX_FORMULA_CHARS = 2000
 MAX_DEPTH = 60
@@ -34,13 +35,19 @@ _CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False}
 # evaluator treats it as a missing figure: NaN, propagated and three-valued in logic)
 UNKNOWN = "unknown"
 
-_BINARY = {
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/",
-    ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
-}
-_UNARY = {ast.USub: "-", ast.UAdd: "+", ast.Not: "not"}
-_COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
-_BOOL = {ast.And: "and", ast.Or: "or"}
+
+
+def _operators(kind: str) -> dict[type, str]:
+    """The Python operators of one kind the language has (formula/operators.py), each with
+    the symbol a tree writes for it (a unary minus is "-", its table row "-u")."""
+    return {getattr(ast, row.syntax): row.symbol.removesuffix("u") if kind == "unary"
+            else row.symbol for row in OPERATORS.values() if row.kind == kind}
+
+
+_BINARY = _operators("arithmetic")
+_UNARY = _operators("unary")
+_COMPARE = _operators("comparison")
+_BOOL = _operators("logic")
 
 _FRIENDLY = {
     "Lambda": "lambda expressions", "ListComp": "comprehensions", "SetComp": "comprehensions",

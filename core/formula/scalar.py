@@ -17,7 +17,8 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .functions import FUNCTIONS, divide
+from .functions import FUNCTIONS
+from .operators import OPERATORS, operator_symbol, truth
 
 Env = Mapping[str, float]
 Scalar = Callable[[Env], float]
@@ -26,86 +27,14 @@ NAN = math.nan
 INF = math.inf
 
 
-def truth(value: float) -> float:
-    """1.0 where true, 0.0 where false, NaN where unknown."""
-    if value != value:
-        return NAN
-    return 1.0 if value != 0 else 0.0
-
-
 def finite(value: float) -> float:
     """An infinity (a division by zero, an overflowing power) is unknown."""
     return NAN if value in (INF, -INF) else value
 
 
-def _floor_divide(a: float, b: float) -> float:
-    try:
-        return a // b  # Python's rule, which numpy's floor_divide follows
-    except ZeroDivisionError:
-        return divide(a, b)
-
-
-def _modulo(a: float, b: float) -> float:
-    try:
-        return a % b
-    except ZeroDivisionError:
-        return NAN
-
-
-def _odd_integer(value: float) -> bool:
-    return math.isfinite(value) and value.is_integer() and value % 2 == 1
-
-
-def power(a: float, b: float) -> float:
-    """``a ** b`` by the C library's ``pow`` (the array compiler uses this function too, so
-    both paths agree to the last bit), an overflow as an infinity, an undefined power as
-    NaN."""
-    try:
-        return math.pow(a, b)
-    except OverflowError:
-        return -INF if a < 0 and _odd_integer(b) else INF
-    except ValueError:
-        if a == 0:  # zero to a negative power
-            return math.copysign(INF, a) if _odd_integer(b) else INF
-        return NAN  # a negative number to a fractional power
-
-
-_BINARY: dict[str, Callable[[float, float], float]] = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "/": divide, "//": _floor_divide, "%": _modulo, "**": power,
-}
-
-
-def _compare(op: str, a: float, b: float) -> float:
-    if a != a or b != b:
-        return NAN
-    if op == "<":
-        return float(a < b)
-    if op == "<=":
-        return float(a <= b)
-    if op == ">":
-        return float(a > b)
-    if op == ">=":
-        return float(a >= b)
-    if op == "==":
-        return float(a == b)
-    return float(a != b)
-
-
-def both(a: float, b: float) -> float:
-    """Three-valued ``and``."""
-    a, b = truth(a), truth(b)
-    if a == 0 or b == 0:
-        return 0.0
-    return NAN if a != a or b != b else 1.0
-
-
-def either(a: float, b: float) -> float:
-    """Three-valued ``or``."""
-    a, b = truth(a), truth(b)
-    if a == 1 or b == 1:
-        return 1.0
-    return NAN if a != a or b != b else 0.0
+# each operator's plain-Python form, by symbol (formula/operators.py)
+_OPERATORS: dict[str, Callable[[Sequence[float]], float]] = {
+    symbol: row.scalar for symbol, row in OPERATORS.items()}
 
 
 _CALLS: dict[str, Callable[[Sequence[float]], float]] = {
@@ -113,8 +42,9 @@ _CALLS: dict[str, Callable[[Sequence[float]], float]] = {
 
 
 def _binary(op: str, left_data: list[Any], right_data: list[Any]) -> Scalar:
-    """A binary operation; ``+``, ``-`` and ``*`` of names and numbers are written out, as
-    they are most of what formulas compute (the same IEEE operations, fewer calls)."""
+    """A binary operation by its row of the operator table; ``+``, ``-`` and ``*`` of names
+    and numbers are written out, as they are most of what formulas compute (the very IEEE
+    operations of those rows, fewer calls: tests/test_formula_operators.py compares them)."""
     left, right = compile_data(left_data), compile_data(right_data)
     if op in ("+", "-", "*"):
         if left_data[0] == "ref" and right_data[0] == "ref":
@@ -131,13 +61,8 @@ def _binary(op: str, left_data: list[Any], right_data: list[Any]) -> Scalar:
             if op == "-":
                 return lambda env: left(env) - c
             return lambda env: left(env) * c
-        if op == "+":
-            return lambda env: left(env) + right(env)
-        if op == "-":
-            return lambda env: left(env) - right(env)
-        return lambda env: left(env) * right(env)
-    apply = _BINARY[op]
-    return lambda env: apply(left(env), right(env))
+    apply = _OPERATORS[op]
+    return lambda env: apply([left(env), right(env)])
 
 
 def compile_data(data: list[Any]) -> Scalar:
@@ -154,27 +79,30 @@ def compile_data(data: list[Any]) -> Scalar:
         return lambda env: env[name]
     if kind == "unary":
         operand = compile_data(data[2])
-        if data[1] == "-":
-            return lambda env: -operand(env)
         if data[1] == "+":
             return operand
-        return lambda env: NAN if (t := truth(operand(env))) != t else 1.0 - t
+        if data[1] == "-":
+            return lambda env: -operand(env)  # the "-u" row's IEEE negation, written out
+        negate = _OPERATORS[operator_symbol("unary", data[1])]
+        return lambda env: negate([operand(env)])
     if kind == "binary":
         return _binary(data[1], data[2], data[3])
     if kind == "compare":
         ops: list[str] = list(data[1])
         operands = [compile_data(o) for o in data[2]]
+        tests = [_OPERATORS[op] for op in ops]
+        both = _OPERATORS["and"]
 
         def compare(env: Env) -> float:
             values = [o(env) for o in operands]
-            result = _compare(ops[0], values[0], values[1])
-            for index in range(1, len(ops)):
-                result = both(result, _compare(ops[index], values[index], values[index + 1]))
+            result = tests[0](values[0:2])
+            for index in range(1, len(tests)):
+                result = both([result, tests[index](values[index:index + 2])])
             return result
         return compare
     if kind == "bool":
         parts = [compile_data(v) for v in data[2]]
-        combine = both if data[1] == "and" else either
+        combine = _OPERATORS[data[1]]
         # false and anything is false, true or anything is true, unknowns included: the
         # rest need not be computed
         decided = 0.0 if data[1] == "and" else 1.0
@@ -184,7 +112,7 @@ def compile_data(data: list[Any]) -> Scalar:
             for part in parts[1:]:
                 if truth(result) == decided:
                     return decided
-                result = combine(result, part(env))
+                result = combine([result, part(env)])
             return result
         return boolean
     if kind == "cond":

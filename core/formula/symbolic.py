@@ -13,6 +13,7 @@ from sympy.printing.latex import LatexPrinter  # type: ignore[import-untyped]
 from sympy.printing.str import StrPrinter  # type: ignore[import-untyped]
 
 from .functions import FUNCTIONS, SymbolicKit
+from .operators import OPERATORS, operator_symbol
 from .parser import Binary, BoolOp, Call, Compare, Cond, Formula, Node, Num, Ref, Unary
 
 
@@ -43,9 +44,6 @@ class Coalesce(sympy.Function):  # type: ignore[misc]  # sympy ships no type inf
 # what the table's symbolic forms build with (formula/functions.py imports no sympy)
 _KIT = SymbolicKit(sympy, Round, Coalesce)
 
-_COMPARE = {"<": sympy.StrictLessThan, "<=": sympy.LessThan, ">": sympy.StrictGreaterThan,
-            ">=": sympy.GreaterThan, "==": sympy.Eq, "!=": sympy.Ne}
-
 
 def _truth(expr: sympy.Basic) -> sympy.Basic:
     """A number used as a condition means 'is not zero', as in the numeric evaluator."""
@@ -69,36 +67,20 @@ def to_sympy(node: Node) -> sympy.Basic:
         return _symbol(node.name)
     if isinstance(node, Unary):
         operand = to_sympy(node.operand)
-        if node.op == "-":
-            return sympy.Mul(-1, operand, evaluate=False)
         if node.op == "+":
             return operand
-        return sympy.Not(_truth(operand), evaluate=False)
+        if node.op == "not":
+            operand = _truth(operand)
+        return OPERATORS[operator_symbol("unary", node.op)].symbolic(sympy, [operand])
     if isinstance(node, Binary):
-        a, b = to_sympy(node.left), to_sympy(node.right)
-        if node.op == "+":
-            return sympy.Add(a, b, evaluate=False)
-        if node.op == "-":
-            negated = -b if isinstance(node.right, Num) else sympy.Mul(-1, b, evaluate=False)
-            return sympy.Add(a, negated, evaluate=False)
-        if node.op == "*":
-            return sympy.Mul(a, b, evaluate=False)
-        if node.op == "/":
-            return sympy.Mul(a, sympy.Pow(b, -1, evaluate=False), evaluate=False)
-        if node.op == "**":
-            return sympy.Pow(a, b, evaluate=False)
-        if node.op == "//":
-            return sympy.floor(sympy.Mul(a, sympy.Pow(b, -1, evaluate=False), evaluate=False),
-                               evaluate=False)
-        return sympy.Mod(a, b, evaluate=False)
+        return OPERATORS[node.op].symbolic(sympy, [to_sympy(node.left), to_sympy(node.right)])
     if isinstance(node, Compare):
         operands = [to_sympy(o) for o in node.operands]
-        parts = [_COMPARE[op](operands[i], operands[i + 1], evaluate=False)
+        parts = [OPERATORS[op].symbolic(sympy, operands[i:i + 2])
                  for i, op in enumerate(node.ops)]
-        return parts[0] if len(parts) == 1 else sympy.And(*parts, evaluate=False)
+        return parts[0] if len(parts) == 1 else OPERATORS["and"].symbolic(sympy, parts)
     if isinstance(node, BoolOp):
-        values = [_truth(to_sympy(v)) for v in node.values]
-        return (sympy.And if node.op == "and" else sympy.Or)(*values, evaluate=False)
+        return OPERATORS[node.op].symbolic(sympy, [_truth(to_sympy(v)) for v in node.values])
     if isinstance(node, Cond):
         return sympy.Piecewise((to_sympy(node.body), _truth(to_sympy(node.test))),
                                (to_sympy(node.orelse), True), evaluate=False)

@@ -3,8 +3,10 @@
  *
  * R keeps the rules of core/formula/scalar.py, so a formula gives the float Python gives: NaN is
  * unknown and stays unknown; a division by zero is an infinity. The functions formulas
- * call (R.fn: min, max, coalesce, round…) are not written here: a site build fills R.fn's
- * slot from the table in core/formula/functions.py (core/formula/javascript.py runtime_script).
+ * call (R.fn: min, max, coalesce, round…) and the operators (R.op: //, %, **, comparisons,
+ * and, or, not) are not written here: a site build fills R.fn's and R.op's slots from the
+ * tables in core/formula/functions.py and core/formula/operators.py
+ * (core/formula/javascript.py runtime_script).
  * FitproofModel follows core/fast/estimate.py: bind the scenario's pack values, then
  * compute every name in the snapshot's order (formulas, per-family variants, selections
  * over candidate lists, quantities of a selection's pick), then the first verdict rule
@@ -75,69 +77,17 @@
   var R = {
     truth: truth,
     finite: finite,
-    not: function (v) {
-      var t = truth(v);
-      return t !== t ? NaN : 1 - t;
-    },
-    div: function (a, b) { return a / b; },
-    fdiv: function (a, b) {
-      if (b === 0) return a / b;
-      if (a !== a || b !== b) return NaN;
-      if (!isFinite(a) || !isFinite(b)) {
-        if (!isFinite(a)) return NaN;
-        // a finite number over an infinity: Python's floor of a tiny quotient
-        return (a === 0 || (a > 0) === (b > 0)) ? 0 : -1;
-      }
-      return divmod(a, b)[0];
-    },
-    mod: function (a, b) {
-      if (b === 0 || a !== a || b !== b || !isFinite(a)) return NaN;
-      if (!isFinite(b)) return (a === 0 || (a > 0) === (b > 0)) ? a : b;
-      return divmod(a, b)[1];
-    },
-    pow: function (a, b) {
-      if (a === 1 || b === 0) return 1;  // C's pow: 1**NaN and NaN**0 are 1
-      if (a === 0 && b < 0) return isOddInteger(b) ? (Object.is(a, -0) ? -INF : INF) : INF;
-      if (a < 0 && isFinite(a) && isFinite(b) && Math.floor(b) !== b) return NaN;
-      return Math.pow(a, b);
-    },
+    divmod: divmod,
+    isOddInteger: isOddInteger,
+    // a chain of comparisons (a < b <= c), each operand computed once; each comparison
+    // and the "and" between them are rows of the operator table (R.op)
     compare: function (ops, values) {
       var result = 1;
       for (var i = 0; i < ops.length; i++) {
-        var a = values[i], b = values[i + 1], r;
-        if (a !== a || b !== b) {
-          r = NaN;
-        } else {
-          switch (ops[i]) {
-            case "<": r = a < b ? 1 : 0; break;
-            case "<=": r = a <= b ? 1 : 0; break;
-            case ">": r = a > b ? 1 : 0; break;
-            case ">=": r = a >= b ? 1 : 0; break;
-            case "==": r = a === b ? 1 : 0; break;
-            default: r = a !== b ? 1 : 0;
-          }
-        }
-        result = i === 0 ? r : R.both([result, r]);
+        var r = R.op[ops[i]]([values[i], values[i + 1]]);
+        result = i === 0 ? r : R.op["and"]([result, r]);
       }
       return result;
-    },
-    both: function (values) {
-      var unknown = false;
-      for (var i = 0; i < values.length; i++) {
-        var t = truth(values[i]);
-        if (t === 0) return 0;
-        if (t !== t) unknown = true;
-      }
-      return values.length === 1 ? values[0] : (unknown ? NaN : 1);
-    },
-    either: function (values) {
-      var unknown = false;
-      for (var i = 0; i < values.length; i++) {
-        var t = truth(values[i]);
-        if (t === 1) return 1;
-        if (t !== t) unknown = true;
-      }
-      return values.length === 1 ? values[0] : (unknown ? NaN : 0);
     },
     cond: function (test, body, orelse) {
       var t = truth(test);
@@ -147,6 +97,9 @@
     // the functions formulas call, one per row of core/formula/functions.py, written into
     // this slot when a site is built (core/formula/javascript.py runtime_script)
     fn: /* formula functions: formula_js.runtime_script */ null,
+    // the operators (+, //, <=, and, not…), one per row of core/formula/operators.py,
+    // written into this slot when a site is built (core/formula/javascript.py runtime_script)
+    op: /* formula operators: formula_js.runtime_script */ null,
     ln: log,
     roundScalar: roundScalar
   };
