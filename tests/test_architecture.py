@@ -6,6 +6,7 @@ imports no heavy library; there is no import circle; no module is over 400 lines
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 CORE = Path(__file__).resolve().parent.parent / "core"
@@ -79,7 +80,13 @@ def _is_module(parts: list[str]) -> bool:
 
 
 def all_imports() -> list[Import]:
-    return [found for path in sorted(CORE.rglob("*.py")) for found in imports_of(path)]
+    return list(_imports_under(CORE))
+
+
+@functools.lru_cache(maxsize=4)
+def _imports_under(core: Path) -> tuple[Import, ...]:
+    """Every import of every module under ``core``, read once per folder."""
+    return tuple(found for path in sorted(core.rglob("*.py")) for found in imports_of(path))
 
 
 def layer_of(module: str) -> str:

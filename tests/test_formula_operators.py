@@ -117,6 +117,10 @@ def test_the_rules_every_form_keeps():
     assert _python("a // b", (-7.0, 2.0)) == -4.0 and _python("a % b", (-7.0, 2.0)) == 1.0
     assert _python("a ** b", (10.0, 400.0)) == inf and math.isnan(_python("a ** b", (-8.0, 0.5)))
     assert _python("a ** b", (nan, 0.0)) == 1.0  # the C library's pow
+    # an overflow keeps the sign an odd power gives; zero to a negative power is infinite,
+    # of the zero's sign for an odd power
+    assert _python("a ** b", (-1e300, 3.0)) == -inf and _python("a ** b", (-1e300, 2.0)) == inf
+    assert _python("a ** b", (-0.0, -3.0)) == -inf and _python("a ** b", (-0.0, -2.0)) == inf
     assert math.isnan(_python("a < b", (nan, 1.0))) and _python("a < b <= c", (1.0, 2.0, 2.0)) == 1
     assert _python("a and b", (0.0, nan)) == 0.0 and math.isnan(_python("a and b", (1.0, nan)))
     assert _python("a or b", (nan, 2.0)) == 1.0 and math.isnan(_python("a or b", (0.0, nan)))

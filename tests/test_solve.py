@@ -319,3 +319,15 @@ def test_text_is_the_answer_its_binding_and_its_derivation_line_by_line(registry
                                                if depth <= 1]
     deeper = api.render("solve", view, registry=registry, depth=0).splitlines()
     assert deeper[len(expected) + 1:] == explain.render_text(view.derivation, 0).splitlines()
+
+
+@pytest.mark.parametrize("rent, what", [(False, "purchase price"), (True, "rental offer")])
+def test_cheapest_with_nothing_priced_says_what_is_missing(capsys, monkeypatch, rent, what):
+    """No accelerator with a price (or an offer) to rank: one line naming which."""
+    import fitproof.engine.solve as solve_module
+
+    monkeypatch.setattr(solve_module, "_offers", lambda *args: [])
+    argv = ["solve", "cheapest", "llama-3.1-8b", "--min-decode", "10", *(["--rent"] if rent else [])]
+    code, out, err = cli(capsys, *argv)
+    assert (code, out) == (2, "")
+    assert err == f"fitproof: error: no accelerator in the library has a {what}\n"

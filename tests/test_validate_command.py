@@ -273,3 +273,15 @@ def test_validate_markdown_shows_every_group_and_worst_case(registry, group_by):
         row(["metric", "model", "hardware", "quant", "predicted", "measured", "pred/meas",
              "row"]), "|---|---|---|---|---:|---:|---:|---|", *map(row, worst), ""]
     assert lines[at + 6 + len(worst):] == [lines[-1]] and lines[-1].startswith("Each row ")
+
+
+def test_a_row_run_on_another_backend_is_grouped_under_that_backend(registry):
+    """A row that states its backend (Vulkan on a Radeon) counts under it, not under the
+    hardware pack's own; a row that states none, under the hardware's."""
+    scored = fitproof.api.accuracy(registry, ("backend",)).rows
+    stated = [s for s in scored if s.row.backend]
+    assert stated, "the shipped rows hold runs on another backend"
+    for s in scored:
+        hardware = registry.hardware[s.row.hardware]
+        assert s.group == (s.row.metric, s.row.backend or hardware.backend or "unknown")
+    assert any(s.row.backend != registry.hardware[s.row.hardware].backend for s in stated)
