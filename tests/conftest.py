@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import signal
@@ -137,3 +138,12 @@ def watchdog(seconds: float = WATCHDOG_SECONDS) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def js_number(value: float) -> str:
+    """A float as a JavaScript literal (NaN, the infinities and -0 included)."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return "-0" if value == 0 and math.copysign(1.0, value) < 0 else repr(value)

@@ -28,7 +28,7 @@ from fitproof.formula.parser import Call, Num, Ref, parse_formula, tree_data
 from fitproof.formula.scalar import compile_data
 from fitproof.formula.symbolic import to_sympy
 
-from .conftest import REPO, require_tool
+from .conftest import REPO, js_number, require_tool
 
 NODE_HINT = "apt-get install nodejs"
 EDGES = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -2.5, 1e-300, 1e300,
@@ -85,14 +85,6 @@ def _python(name: str, values: list[float]) -> float:
 def _numpy(name: str, values: list[float]) -> float:
     env = {f"a{k}": np.array([v]) for k, v in enumerate(values)}
     return float(np.asarray(compile_tree(_over_names(name, values))(env))[0])
-
-
-def _js_number(value: float) -> str:
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    return "-0" if value == 0 and math.copysign(1.0, value) < 0 else repr(value)
 
 
 def test_every_function_has_every_form_and_the_parser_reads_its_arity():
@@ -158,7 +150,7 @@ def test_the_javascript_forms_give_the_python_values():
     runtime = runtime_script(files("fitproof").joinpath("site/assets", "fitproof-runtime.js")
                              .read_text(encoding="utf-8"))
     lines = [f"(function (e) {{ return {js_expression(tree_data(_over_names(name, values)))};"
-             " })({" + ", ".join(f"a{k}: {_js_number(v)}" for k, v in enumerate(values)) + "})"
+             " })({" + ", ".join(f"a{k}: {js_number(v)}" for k, v in enumerate(values)) + "})"
              for name, values in CASES]
     script = (runtime + "\nvar out = [" + ",\n".join(lines) + "];\n"
               "process.stdout.write(JSON.stringify(out.map(function (v) { return v !== v ? "

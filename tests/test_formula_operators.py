@@ -26,7 +26,7 @@ from fitproof.formula.parser import FormulaSyntaxError, parse_formula, tree_data
 from fitproof.formula.scalar import compile_data
 from fitproof.formula.symbolic import to_sympy
 
-from .conftest import require_tool
+from .conftest import js_number, require_tool
 
 EDGES = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -2.5, 3.0, 1e-300,
          1e300, 7.25, -7.0]
@@ -153,14 +153,6 @@ def _evaluated(expression: sympy.Basic) -> sympy.Basic:
     return expression.func(*[_evaluated(argument) for argument in expression.args])
 
 
-def _js_number(value: float) -> str:
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    return "-0" if value == 0 and math.copysign(1.0, value) < 0 else repr(value)
-
-
 @pytest.mark.node
 def test_the_javascript_forms_give_the_python_values(tmp_path):
     node = require_tool("node", "nodejs", install="apt-get install nodejs")
@@ -168,7 +160,7 @@ def test_the_javascript_forms_give_the_python_values(tmp_path):
                              .read_text(encoding="utf-8"))
     functions = {text: js_expression(tree_data(parse_formula(text).tree)) for text in FORMULAS}
     lines = [f"(function (e) {{ return {functions[text]}; }})({{"
-             + ", ".join(f"{name}: {_js_number(v)}" for name, v in _env(values).items()) + "})"
+             + ", ".join(f"{name}: {js_number(v)}" for name, v in _env(values).items()) + "})"
              for text, values in CASES]
     script = (runtime + "\nvar out = [" + ",\n".join(lines) + "];\n"
               "process.stdout.write(JSON.stringify(out.map(function (v) { return v !== v ? "

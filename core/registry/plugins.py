@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from typing import Any
 from importlib import import_module
 from importlib.metadata import entry_points
 from importlib.resources.abc import Traversable
@@ -88,28 +89,37 @@ def collect_pack_roots(plugins: PluginSet) -> tuple[list[PackRoot], list[str]]:
     return roots, warnings
 
 
+def _collect(plugins: PluginSet, hook: str,
+             registrar: Callable[[str, list[Any]], Callable[..., None]]
+             ) -> tuple[list[Any], list[str]]:
+    """Call ``hook`` on every plugin with the ``register`` that ``registrar(origin, found)``
+    makes, isolating failures: a plugin whose hook raises (or whose ``register`` refuses what
+    it is given) adds nothing, and is named in a warning. Built-ins first."""
+    collected: list[Any] = []
+    warnings: list[str] = []
+    for impl in getattr(plugins.manager.hook, hook).get_hookimpls():
+        origin = impl.plugin_name
+        found: list[Any] = []
+        try:
+            impl.function(register=registrar(origin, found))
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
+            warnings.append(f"plugin {origin!r} failed in {hook}: {type(exc).__name__}: {exc}")
+            continue
+        collected.extend(found)
+    return collected, warnings
+
+
 def collect_output_formats(plugins: PluginSet) -> tuple[Formats, list[str]]:
     """Call ``register_output_formats`` on every plugin, isolating failures; built-ins first."""
-    formats: list[OutputFormat] = []
-    warnings: list[str] = []
-    for impl in plugins.manager.hook.register_output_formats.get_hookimpls():
-        origin = impl.plugin_name
-        found: list[OutputFormat] = []
-
-        def register(name: str, view: str, render: object, description: str = "",
-                     _origin: str = origin, _found: list[OutputFormat] = found) -> None:
+    def registrar(origin: str, found: list[Any]) -> Callable[..., None]:
+        def register(name: str, view: str, render: object, description: str = "") -> None:
             if not callable(render):
                 raise TypeError(f"render for format {name!r} is not callable")
-            _found.append(OutputFormat(name, view, render, description,
-                                       "fitproof" if _origin in DEFAULT_PLUGINS else _origin))
+            found.append(OutputFormat(name, view, render, description,
+                                      "fitproof" if origin in DEFAULT_PLUGINS else origin))
+        return register
 
-        try:
-            impl.function(register=register)
-        except (Exception, SystemExit, KeyboardInterrupt) as exc:
-            warnings.append(f"plugin {origin!r} failed in register_output_formats: "
-                            f"{type(exc).__name__}: {exc}")
-            continue
-        formats.extend(found)
+    formats, warnings = _collect(plugins, "register_output_formats", registrar)
     return Formats(formats), warnings
 
 
@@ -128,25 +138,13 @@ class PluginCommand:
 def collect_commands(plugins: PluginSet) -> tuple[list[PluginCommand], list[str]]:
     """Call ``register_commands`` on every plugin, isolating failures: a plugin whose hook
     raises, or registers a command of a bad name or without callables, adds none."""
-    commands: list[PluginCommand] = []
-    warnings: list[str] = []
-    for impl in plugins.manager.hook.register_commands.get_hookimpls():
-        origin = impl.plugin_name
-        found: list[PluginCommand] = []
-
-        def register(name: object, help: object, arguments: object, run: object,
-                     _origin: str = origin, _found: list[PluginCommand] = found) -> None:
+    def registrar(origin: str, found: list[Any]) -> Callable[..., None]:
+        def register(name: object, help: object, arguments: object, run: object) -> None:
             if not isinstance(name, str) or not COMMAND_NAME.fullmatch(name):
                 raise ValueError(f"command name {name!r} is not one lower-case word")
             if not callable(arguments) or not callable(run):
                 raise TypeError(f"command {name!r}: arguments and run must be functions")
-            _found.append(PluginCommand(name, str(help), arguments, run, _origin))
+            found.append(PluginCommand(name, str(help), arguments, run, origin))
+        return register
 
-        try:
-            impl.function(register=register)
-        except (Exception, SystemExit, KeyboardInterrupt) as exc:
-            warnings.append(f"plugin {origin!r} failed in register_commands: "
-                            f"{type(exc).__name__}: {exc}")
-            continue
-        commands.extend(found)
-    return commands, warnings
+    return _collect(plugins, "register_commands", registrar)
