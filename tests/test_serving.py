@@ -292,3 +292,22 @@ def test_the_output_band_is_the_held_out_spread_of_the_engines_rows(measured):
     # llama.cpp has no serving rows: no band, rather than one borrowed from another engine
     llama = estimate(measured, engine="llama.cpp", quant="Q4_K_M", batch=4)
     assert llama.value("output_tps") is not None and llama.value("output_tps_low") is None
+
+
+@pytest.mark.slow
+def test_capacity_counts_every_scenario_each_size_searched(capsys, monkeypatch):
+    """``searched N scenarios`` is the sum of what the search evaluated at each size."""
+    import fitproof.engine.solve as solve_module
+
+    tried: list[int] = []
+    search = solve_module._input_answer
+
+    def counted(*args, **kwargs):
+        answer = search(*args, **kwargs)
+        tried.append(answer[2])
+        return answer
+    monkeypatch.setattr(solve_module, "_input_answer", counted)
+    assert main(["--no-plugins", "solve", *CAPACITY, "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert len(tried) >= 2 and all(n > 0 for n in tried)
+    assert answer["evaluated"] == sum(tried)
