@@ -20,6 +20,7 @@ tests, which are not run.
     python benchmarks/mutate_core.py --record                 # the coverage map (~10 min)
     python benchmarks/mutate_core.py --sample 300 --seed 1    # 300 mutants drawn at random
     python benchmarks/mutate_core.py -k formula/scalar.py     # every mutant of one module
+    python benchmarks/mutate_core.py --sample 300 --seed 1 --report   # what is tried so far
 
 A mutant whose tests run past ``--timeout`` (300 s) is reported as timed out and, like one
 whose run pytest could not start, is not counted as killed.
@@ -128,7 +129,8 @@ def _changes(node: ast.AST) -> Iterator[tuple[str, object]]:
     elif (isinstance(node, ast.Constant) and type(node.value) in (int, float)):
         value = node.value
         new_value = 0 if value == 1 else value + 1
-        yield f"{value!r} → {new_value!r}", ("value", new_value)
+        if new_value != value:  # 1e300 + 1 is 1e300: no mutant
+            yield f"{value!r} → {new_value!r}", ("value", new_value)
 
 
 def _candidates(text: str) -> list[tuple[int, str, int, int, object]]:
@@ -300,7 +302,8 @@ def run_mutant(mutant: Mutant, tests: list[str], timeout: float = TIMEOUT_S
     if done.returncode == 1:
         failed = re.findall(r"^FAILED (\S+)", done.stdout, re.M) or ["a test"]
         return {"status": "killed", "by": failed[0], "seconds": seconds}
-    if done.returncode == 2:  # an import or collection error: the mutant broke the module
+    collected = "found no collectors" not in done.stdout + done.stderr
+    if done.returncode == 2 or not collected:  # an error as a test module was imported
         return {"status": "killed", "by": "an error as the tests were collected",
                 "seconds": seconds}
     # pytest's usage errors and "no tests ran" say nothing of the mutant: not a kill
@@ -316,6 +319,8 @@ def main() -> int:
     parser.add_argument("-k", dest="only", help="only modules whose path contains this")
     parser.add_argument("--jobs", type=int, default=2, help="mutants at a time (default 2)")
     parser.add_argument("--list", action="store_true", help="list the mutants, run none")
+    parser.add_argument("--report", action="store_true",
+                        help="summarise the mutants of the draw tried so far, run none")
     parser.add_argument("--timeout", type=float, default=TIMEOUT_S,
                         help=f"seconds a mutant's tests may take (default {TIMEOUT_S})")
     args = parser.parse_args()
@@ -326,14 +331,17 @@ def main() -> int:
             print(f"{mutant.path}:{mutant.line}: {mutant.change}")
         print(f"{len(chosen):,} mutants")
         return 0
-    if args.record or not COVERAGE.exists():
-        record()
-    recorded = json.loads(COVERAGE.read_text(encoding="utf-8"))
-    seconds, lines = recorded["seconds"], recorded["lines"]
     if args.sample is not None and args.sample < len(chosen):
         chosen = random.Random(args.seed).sample(chosen, args.sample)
+    if not args.report and (args.record or not COVERAGE.exists()):
+        record()
+    recorded = json.loads(COVERAGE.read_text(encoding="utf-8")) if COVERAGE.exists() else {}
+    seconds, lines = recorded.get("seconds", {}), recorded.get("lines", {})
     done = _results()
     todo = [m for m in chosen if m.key not in done]
+    if args.report:
+        print(f"{len(chosen) - len(todo):,} of {len(chosen):,} mutants of the draw tried")
+        return _summary([done[m.key] for m in chosen if m.key in done])
     print(f"{len(chosen):,} mutants, {len(chosen) - len(todo):,} already tried", flush=True)
 
     def tests_of(mutant: Mutant) -> list[str]:
