@@ -1,7 +1,7 @@
 """A linked registry as plain data: what a single estimate needs, for ``fast/snapshot.py`` to store.
 
 The snapshot holds, for the registry's profile, every formula as a parsed tree (nested
-lists, see ``formula_parser.tree_data``) in an order where each name comes after what it reads,
+lists, see ``formula/parser.py``'s ``tree_data``) in an order where each name comes after what it reads,
 the verdict rules, the selections with their candidates, the pack values each namespace
 binds (one table entry per entity), the inputs with their ranges and defaults, the name
 index of each selector, and what the view shows (names, units, sources). Nothing in it

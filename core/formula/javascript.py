@@ -1,6 +1,6 @@
 """Formula trees as JavaScript: the site's configurator runs the packs' own formulas.
 
-Each parsed formula (a tree as ``formula_parser.tree_data`` writes it) becomes one
+Each parsed formula (a tree as ``formula/parser.py``'s ``tree_data`` writes it) becomes one
 JavaScript function of an environment object, generated node by node; nothing is
 written by hand per formula, and no formula text is evaluated. The functions call a
 small runtime, ``R`` in ``site/assets/fitproof-site.js``, that keeps the rules of
@@ -79,8 +79,8 @@ def _operation(row: Operator, operands: list[str]) -> str:
 
 
 # where the runtime (site/assets/fitproof-runtime.js) takes the tables' functions
-FUNCTIONS_SLOT = "/* formula functions: formula_js.runtime_script */ null"
-OPERATORS_SLOT = "/* formula operators: formula_js.runtime_script */ null"
+FUNCTIONS_SLOT = "/* formula functions: formula/javascript.py runtime_script */ null"
+OPERATORS_SLOT = "/* formula operators: formula/javascript.py runtime_script */ null"
 
 
 def runtime_script(runtime: str) -> str:
@@ -111,7 +111,7 @@ def _object(entries: Iterable[tuple[str, str]], indent: str = "  ") -> str:
 
 def js_module(data: Mapping[str, Any]) -> str:
     """The formulas, dispatched variants, verdict rules, selection conditions and launch
-    template conditions of a snapshot's data (``snapshot_build.build_snapshot``) as one script that defines
+    template conditions of a snapshot's data (``fast/build.py``'s ``build_snapshot``) as one script that defines
     ``FITPROOF_FORMULAS`` for the configurator."""
     formulas = _object((name, js_function(f["tree"])) for name, f in data["formulas"].items())
     dispatched = _object(

@@ -1,7 +1,7 @@
 """Formula trees as plain-Python functions of one scenario: no numpy, same numbers.
 
 The snapshot of a pack set (``fast/snapshot.py``) stores each parsed formula as a nested list
-(``formula_parser.tree_data`` writes it from the parser's tree); :func:`compile_data` turns it back
+(``formula/parser.py``'s ``tree_data`` writes it from the parser's tree); :func:`compile_data` turns it back
 into a closure over a ``dict`` of floats. Every rule of the array compiler
 (``formula/compiled.py``) holds here too, so both give the same float for the same inputs: NaN is
 unknown and stays unknown through arithmetic, comparisons and ``and``/``or``
@@ -66,7 +66,7 @@ def _binary(op: str, left_data: list[Any], right_data: list[Any]) -> Scalar:
 
 
 def compile_data(data: list[Any]) -> Scalar:
-    """A closure computing the tree ``data`` (see ``formula_parser.tree_data``) from a dict of
+    """A closure computing the tree ``data`` (see ``formula/parser.py``'s ``tree_data``) from a dict of
     floats."""
     kind = data[0]
     if kind == "unknown":

@@ -1,8 +1,8 @@
 """``fitproof site``: a static site, one page per model x accelerator x language.
 
 Every page is the configurator of one scenario: its numbers are computed in the browser
-by the packs' formulas (``formula_js`` compiles them, ``site/assets/fitproof-runtime.js``
-evaluates them over ``site_data``), so a page needs no server and fetches nothing: the
+by the packs' formulas (``formula/javascript.py`` compiles them, ``site/assets/fitproof-runtime.js``
+evaluates them over ``site/data.py``'s data), so a page needs no server and fetches nothing: the
 data ships as scripts next to the pages, one copy per site. Pages are rendered from Jinja2
 templates (``site/templates/``); the figures the page itself prints (memory, bandwidth) are
 formatted by Babel in the page's locale. The layout:

@@ -151,7 +151,7 @@ def measurement_key(model: str, hardware: str, quant: str, kv: str, engine: str,
     """The same model, device, format, KV type, engine, backend (``None``: the device's
     own) and device count, as many sequences in flight and no experts kept on the host
     (``MEASUREMENT_KEY_FIELDS``), as one string. The snapshot path reads the same keys
-    (``snapshot_build``); :func:`key_setup` reads one back."""
+    (``fast/build.py``); :func:`key_setup` reads one back."""
     return "|".join((model, hardware, quant, kv, engine, backend or "",
                      f"{int(gpus)}", f"{int(batch)}", f"{int(cpu_moe or 0)}"))
 

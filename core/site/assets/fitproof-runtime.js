@@ -96,10 +96,10 @@
     },
     // the functions formulas call, one per row of core/formula/functions.py, written into
     // this slot when a site is built (core/formula/javascript.py runtime_script)
-    fn: /* formula functions: formula_js.runtime_script */ null,
+    fn: /* formula functions: formula/javascript.py runtime_script */ null,
     // the operators (+, //, <=, and, not…), one per row of core/formula/operators.py,
     // written into this slot when a site is built (core/formula/javascript.py runtime_script)
-    op: /* formula operators: formula_js.runtime_script */ null,
+    op: /* formula operators: formula/javascript.py runtime_script */ null,
     ln: log,
     roundScalar: roundScalar
   };
