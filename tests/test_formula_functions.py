@@ -99,6 +99,11 @@ def test_every_function_has_every_form_and_the_parser_reads_its_arity():
                 parse_formula(f"{name}(x)")
     with pytest.raises(ValueError, match="formulas may call " + ", ".join(FUNCTIONS)):
         parse_formula("hypot(x, y)")
+    # each row's most arguments is the function's: one more is refused
+    for name, most in (("log", 2), ("round", 2), ("sqrt", 1), ("abs", 1), ("floor", 1)):
+        assert FUNCTIONS[name].most == most
+        with pytest.raises(ValueError, match=f"{name}\\(\\) takes"):
+            parse_formula(f"{name}({', '.join(['x'] * (most + 1))})")
 
 
 @pytest.mark.parametrize("name,values", CASES, ids=[f"{n}{v}" for n, v in CASES])
