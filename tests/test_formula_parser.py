@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fitproof.formula.compiled import compile_tree
-from fitproof.formula.parser import FormulaSyntaxError, parse_formula
+from fitproof.formula.parser import FormulaSyntaxError, parse_formula, tree_data
 
 
 def evaluate(text: str, **env: float) -> float:
@@ -90,6 +90,19 @@ def test_rejected(text, message):
 def test_deep_nesting_and_long_text_are_rejected():
     with pytest.raises(FormulaSyntaxError, match="nested more than 60 levels"):
         parse_formula("-" * 100 + "1")
+    # the bound exactly: sixty signs over a name are read, sixty-one are not
+    assert parse_formula("-" * 60 + "x").refs == frozenset({"x"})
+    with pytest.raises(FormulaSyntaxError, match="nested more than 60 levels"):
+        parse_formula("-" * 61 + "x")
+
+
+@pytest.mark.parametrize("text, value", [("true", 1.0), ("True", 1.0), ("false", 0.0),
+                                         ("False", 0.0), ("x > 1 and false", 0.0),
+                                         ("x > 1 or false", 1.0)])
+def test_true_and_false_are_one_and_zero(text, value):
+    from fitproof.formula.scalar import compile_data
+
+    assert compile_data(tree_data(parse_formula(text).tree))({"x": 2.0}) == value
     with pytest.raises(FormulaSyntaxError, match="the limit is 2000"):
         parse_formula("1+" * 1500 + "1")
 

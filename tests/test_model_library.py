@@ -438,3 +438,14 @@ def test_a_window_without_layer_types_slides_every_layer_for_the_engines_that_ap
     window = math.ceil((4096 + 8192) / 16) * 16
     assert vllm.value("kv_cache_gib") < llama.value("kv_cache_gib") / 2
     assert vllm.value("kv_cache_gib") == pytest.approx(window * 131072 / 2**30, abs=0.02)
+
+
+def test_size_bounds_include_a_model_of_exactly_that_size(registry):
+    """--min-params and --max-params are inclusive: a model of exactly the bound is listed."""
+    listed = fitproof.api.models(registry).rows
+    model = next(r for r in listed if r.params_total)
+    size = model.params_total
+    at_least = {r.model for r in fitproof.api.models(registry, min_params=size).rows}
+    at_most = {r.model for r in fitproof.api.models(registry, max_params=size).rows}
+    assert model.model in at_least and model.model in at_most
+    assert all(r.params_total >= size for r in fitproof.api.models(registry, min_params=size).rows)

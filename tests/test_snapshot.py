@@ -290,3 +290,21 @@ def test_installed_plugins_take_the_full_path(tmp_path):
     found = subprocess.run([sys.executable, "-c", code, str(site)], capture_output=True,
                            text=True, cwd=tmp_path)
     assert found.stdout.strip() == "False"
+
+
+def test_a_stored_snapshot_answers_in_process_as_the_full_path_does():
+    """store_snapshot keeps the packs' snapshot in the cache folder, and the next estimate of
+    the same packs comes from it, with the full path's view (in this process: the tests of
+    the commands run them in subprocesses)."""
+    registry = fitproof.load_registry(plugins=False)
+    assert api.store_snapshot(registry, plugins=False) is True
+    choices = {"model": "qwen3-8b", "hardware": "rtx-4090", "quant": None, "kv": None,
+               "engine": None, "workload": None, "host": None}
+    found = api.estimate_from_snapshot(choices, {}, plugins=False)
+    assert found is not None
+    view, warnings = found
+    full = api.estimate_view(registry, api.scenario(registry, model="qwen3-8b",
+                                                    hardware="rtx-4090"))
+    assert warnings == [] and view.quantities["total_gib"].value == \
+        full.quantities["total_gib"].value
+    assert view.verdict.id == full.verdict.id
