@@ -109,3 +109,12 @@ def test_true_and_false_are_one_and_zero(text, value):
 
 def test_multiline_text_is_normalised():
     assert parse_formula("a *\n   (b + 1)\n").text == "a * (b + 1)"
+
+
+@pytest.mark.parametrize("text, column", [("~x", 1), ("a + ~x", 5), ("a | b", 1)])
+def test_a_bitwise_operator_is_refused_at_its_column(text, column):
+    with pytest.raises(FormulaSyntaxError) as caught:
+        parse_formula(text)
+    assert str(caught.value) == (f"bitwise operators are not allowed in formulas "
+                                 f"(column {column})")
+    assert caught.value.column == column
