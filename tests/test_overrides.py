@@ -149,3 +149,20 @@ def test_every_other_command_notes_it_first(capsys, faster_card, argv):
         "fitproof: note: replaced: the built-in hardware rtx-4090 "
         f"(packs/hardware/rtx-4090.yaml:2) by {faster_card}/rtx-4090.yaml:3 (--pack-dir)")
     assert out
+
+
+def test_a_pack_dir_replacement_is_answered_from_the_snapshot(faster_card):
+    """A --pack-dir replacement needs no consent, so the next estimate of those packs comes
+    from their stored snapshot, replacement named, as the full path gives it."""
+    registry = api.load_registry([faster_card], plugins=False)
+    assert [o.origin for o in registry.overrides] == ["--pack-dir"]
+    assert api.store_snapshot(registry, pack_dirs=[faster_card], plugins=False) is True
+    choices = {"model": "qwen3-8b", "hardware": "rtx-4090", "quant": None, "kv": None,
+               "engine": None, "workload": None, "host": None}
+    found = api.estimate_from_snapshot(choices, {}, pack_dirs=[faster_card], plugins=False)
+    assert found is not None
+    view, _ = found
+    full = api.estimate_view(registry, api.scenario(registry, model="qwen3-8b",
+                                                    hardware="rtx-4090"))
+    assert view.quantities["decode_tps"].value == full.quantities["decode_tps"].value
+    assert [o.origin for o in view.overrides] == ["--pack-dir"]

@@ -331,3 +331,22 @@ def test_cheapest_with_nothing_priced_says_what_is_missing(capsys, monkeypatch, 
     code, out, err = cli(capsys, *argv)
     assert (code, out) == (2, "")
     assert err == f"fitproof: error: no accelerator in the library has a {what}\n"
+
+
+def test_cheapest_prices_a_unified_memory_machine_once_and_only_alone(registry):
+    """A device the question marks as single (unified memory: a Mac, a DGX Spark) is priced
+    as one device, never as a set; a discrete card at every count the question tries."""
+    import fitproof
+    import fitproof.engine.solve as solve_module
+
+    question = registry.questions["cheapest"]
+    base = fitproof.api.scenario(registry, model="llama-3.1-8b")
+    offers = solve_module._offers(registry, question, base, False)
+    counts: dict[str, set[int]] = {}
+    for scenario, _, _, devices in offers:
+        counts.setdefault(scenario.hardware, set()).add(devices)
+    unified = [h for h in counts if registry.hardware[h].unified_memory]
+    discrete = [h for h in counts if not registry.hardware[h].unified_memory]
+    assert unified and discrete
+    assert all(counts[h] == {1} for h in unified)
+    assert any(len(counts[h]) > 1 for h in discrete)

@@ -285,3 +285,19 @@ def test_a_row_run_on_another_backend_is_grouped_under_that_backend(registry):
         hardware = registry.hardware[s.row.hardware]
         assert s.group == (s.row.metric, s.row.backend or hardware.backend or "unknown")
     assert any(s.row.backend != registry.hardware[s.row.hardware].backend for s in stated)
+
+
+def test_a_cpu_moe_row_is_a_measured_run_of_its_scenario_only(registry):
+    """A row measured with --cpu-moe N keys to the scenario with --cpu-moe N, not to the one
+    without: the estimate of each shows its own runs."""
+    from fitproof.engine.accuracy import measurement_scenarios, row_key, scenario_key
+
+    entries, scenarios = measurement_scenarios(registry)
+    moved = [(row, scenario) for (_, _, row), scenario in zip(entries, scenarios)
+             if row.cpu_moe]
+    assert moved, "the shipped rows hold --cpu-moe runs"
+    for row, scenario in moved:
+        assert scenario.inputs["cpu_moe"] == row.cpu_moe
+        assert row_key(registry, row) == scenario_key(scenario)
+        without = scenario._replace(inputs={**scenario.inputs, "cpu_moe": 0})
+        assert row_key(registry, row) != scenario_key(without)
