@@ -35,7 +35,7 @@ def _evaluator_pick(ok: list[bool], keys: list[list[float]]) -> int:
     return int(choose(np.array([ok]), [np.array([key]) for key in keys])[0])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.integers(min_value=1, max_value=6).flatmap(lambda n: st.tuples(
     st.lists(st.booleans(), min_size=n, max_size=n),
     st.lists(st.lists(st.sampled_from(KEYS), min_size=n, max_size=n), min_size=1, max_size=3))))
