@@ -97,3 +97,9 @@ class EvaluationError(FitproofError):
     """A formula could not be evaluated for the scenario (e.g. a division by zero)."""
 
     exit_code = 1
+
+
+class PluginCommandError(FitproofError):
+    """A plugin's command failed (an exception of its own, or a result that is not text)."""
+
+    exit_code = 1

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..errors import PluginCommandError
 from ..version import __version__
 from .amounts import parse_parameters, parse_tokens
-from .commands import PluginCommandError, plugin_commands, run_plugin_command
+from .commands import plugin_commands, run_plugin_command
 from .documents import output_formats, render, report, site
 from .library import calibrate, load, load_registry, pack, packs, validate_packs
 from .scenarios import (estimate, estimate_columns, estimate_from_snapshot, estimate_many,

@@ -5,17 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import FitproofError
+from ..errors import FitproofError, PluginCommandError
 
 if TYPE_CHECKING:
     from ..registry.index import Registry
     from ..registry.plugins import PluginCommand
-
-
-class PluginCommandError(FitproofError):
-    """A plugin's command failed (an exception of its own, or a result that is not text)."""
-
-    exit_code = 1
 
 
 def plugin_commands(*, plugins: bool = True) -> tuple[list[PluginCommand], list[str]]:

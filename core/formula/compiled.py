@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .functions import FUNCTIONS
-from .operators import OPERATORS, operator_symbol
+from .operators import OPERATORS, array_truth, operator_symbol
 from .parser import Binary, BoolOp, Call, Compare, Cond, Node, Num, Ref, Unary
 
 FloatArray = NDArray[np.float64]
@@ -25,12 +25,6 @@ Env = Mapping[str, FloatArray]
 Compiled = Callable[[Env], Value]
 
 _NAN = float("nan")
-
-
-def _truth(values: Value) -> FloatArray:
-    """1.0 where true, 0.0 where false, NaN where unknown."""
-    values = np.asarray(values, dtype=float)
-    return np.where(np.isnan(values), _NAN, (values != 0).astype(float))
 
 
 def _operate(symbol: str, operands: list[Value]) -> FloatArray:
@@ -86,7 +80,7 @@ def compile_tree(node: Node) -> Compiled:
         test, body, orelse = compile_tree(node.test), compile_tree(node.body), compile_tree(node.orelse)
 
         def conditional(env: Env) -> FloatArray:
-            truth = _truth(test(env))
+            truth: FloatArray = array_truth(np, test(env))
             return np.where(np.isnan(truth), _NAN, np.where(truth == 1, body(env), orelse(env)))
         return conditional
     if isinstance(node, Call):

@@ -125,24 +125,25 @@ def _array_power(np: Any, a: Any, b: Any) -> Any:
     return np.asarray(ufunc(np.asarray(a, dtype=float), b), dtype=float)
 
 
-def _array_truth(np: Any, values: Any) -> Any:
+def array_truth(np: Any, values: Any) -> Any:
+    """1.0 where true, 0.0 where false, NaN where unknown, element by element."""
     values = np.asarray(values, dtype=float)
     return np.where(np.isnan(values), NAN, (values != 0).astype(float))
 
 
 def _array_both(np: Any, values: Sequence[Any]) -> Any:
-    result = _array_truth(np, values[0])
+    result = array_truth(np, values[0])
     for value in values[1:]:
-        b = _array_truth(np, value)
+        b = array_truth(np, value)
         result = np.where((result == 0) | (b == 0), 0.0,
                           np.where(np.isnan(result) | np.isnan(b), NAN, 1.0))
     return result
 
 
 def _array_either(np: Any, values: Sequence[Any]) -> Any:
-    result = _array_truth(np, values[0])
+    result = array_truth(np, values[0])
     for value in values[1:]:
-        b = _array_truth(np, value)
+        b = array_truth(np, value)
         result = np.where((result == 1) | (b == 1), 1.0,
                           np.where(np.isnan(result) | np.isnan(b), NAN, 0.0))
     return result
@@ -261,8 +262,8 @@ _ROWS = (
       }""", "any true (three-valued)"),
     Operator("not", "unary", "Not",
              lambda v: NAN if (t := truth(v[0])) != t else 1.0 - t,
-             lambda np, v: np.where(np.isnan(_array_truth(np, v[0])), NAN,
-                                    1.0 - _array_truth(np, v[0])),
+             lambda np, v: np.where(np.isnan(array_truth(np, v[0])), NAN,
+                                    1.0 - array_truth(np, v[0])),
              lambda sympy, v: sympy.Not(v[0], evaluate=False),
              "function (v) { var t = R.truth(v[0]); return t !== t ? NaN : 1 - t; }",
              "negation (three-valued)"),
